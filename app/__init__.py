@@ -1,0 +1,1 @@
+"""The CallAssist service: FastAPI app, settings, CLI and shared resources."""

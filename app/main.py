@@ -1,0 +1,44 @@
+"""The FastAPI application: routes, error handlers, middleware and lifespan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from .errors import install_error_handlers
+from .middleware import BodyLimitMiddleware, ErrorGuardMiddleware
+from .resources import Resources
+from .routes import health, lines, presets, profile
+from .settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resources = Resources.open(settings)
+        app.state.resources = resources
+        try:
+            yield
+        finally:
+            await resources.close()
+
+    app = FastAPI(
+        title="CallAssist",
+        version="0.1.0",
+        summary="Answers phone calls on behalf of a device owner.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.add_middleware(ErrorGuardMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    for module in (health, lines, profile, presets):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,1 @@
+"""HTTP routes: thin, each delegating to a store or service."""

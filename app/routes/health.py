@@ -1,0 +1,31 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from ..deps import ResourcesDep
+from ..errors import REDIS_RETRY_AFTER_S, error_body
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """The process is up."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", response_model=None)
+async def readyz(res: ResourcesDep) -> dict[str, str] | JSONResponse:
+    """Redis is reachable (answers within one second)."""
+    try:
+        async with asyncio.timeout(1.0):
+            await res.redis.ping()
+    except Exception:
+        body = error_body("unavailable", "redis is unreachable")
+        return JSONResponse(body, 503, headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
+    return {"status": "ready", "redis": "ok"}

@@ -1,0 +1,79 @@
+"""Service settings, read from ``CALLASSIST_*`` environment variables.
+
+Reach them through :func:`get_settings` (cached); tests build their own
+:class:`Settings` and pass it to :func:`app.main.create_app`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "placeholder", "dev"}
+
+
+class Settings(BaseSettings):
+    """Everything configurable about one CallAssist process."""
+
+    model_config = SettingsConfigDict(env_prefix="CALLASSIST_", extra="ignore")
+
+    env: Literal["development", "production", "test"] = "development"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+    public_url: str | None = Field(
+        default=None,
+        description="Base URL callers' providers reach us at (https://...); "
+        "used in TwiML. Defaults to the request's own host.",
+    )
+
+    # Redis. Unset -> the embedded default: a private redis-server in data_dir.
+    redis_url: str | None = None
+    data_dir: Path = Path("var")
+    redis_socket_timeout_s: float = Field(default=0.5, gt=0)
+    redis_connect_timeout_s: float = Field(default=0.3, gt=0)
+
+    # API limits.
+    rate_limit_per_minute: int = Field(default=600, ge=1)
+    max_body_bytes: int = Field(default=16 * 1024, ge=1024)
+
+    # Calls.
+    call_retention_s: int = Field(default=30 * 24 * 3600, ge=60)
+
+    # Ops.
+    ops_token: SecretStr | None = None
+
+    # LLM realizer (any OpenAI-compatible endpoint).
+    realizer: Literal["template", "llm"] = "template"
+    llm_base_url: str | None = None
+    llm_model: str = "default"
+    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_ttft_deadline_ms: int = Field(default=600, ge=50)
+    llm_max_median_ttft_ms: int = Field(default=1000, ge=50)
+
+    # SIP (off unless a port is set).
+    sip_host: str = "127.0.0.1"
+    sip_port: int | None = None
+
+    @model_validator(mode="after")
+    def _refuse_placeholder_secrets(self) -> Settings:
+        if self.env == "production":
+            token = self.ops_token.get_secret_value() if self.ops_token else ""
+            if token.strip().lower() in _PLACEHOLDER_SECRETS or len(token) < 16:
+                raise ValueError(
+                    "CALLASSIST_OPS_TOKEN must be set to a real secret (>= 16 chars) "
+                    "when CALLASSIST_ENV=production"
+                )
+        return self
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.data_dir / "redis"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,1 @@
+"""Benchmarks and evaluation harness. May import everything; nothing imports bench."""

@@ -1,0 +1,1 @@
+"""pipeline package (filled by later issues)."""

@@ -1,0 +1,1 @@
+"""Owner, profile, line and preset models; their Redis stores; trigger matching."""

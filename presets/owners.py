@@ -1,0 +1,138 @@
+"""Owners, API keys, lines and profiles in Redis.
+
+Keys (``ca:`` prefix):
+
+- ``ca:owner:{oid}``          hash: the Owner record and its key hash
+- ``ca:owners``               set of owner ids
+- ``ca:apikey:{sha256}``      -> oid (API keys are stored only hashed)
+- ``ca:line:{line}``          -> oid; a line belongs to exactly one owner
+- ``ca:owner:{oid}:lines``    hash: line -> Line JSON
+- ``ca:owner:{oid}:profile``  Profile JSON
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+
+from redis.asyncio import Redis
+
+from .errors import Conflict, NotFound
+from .models import Lang, Line, LineKind, Owner, Profile, default_profile
+
+API_KEY_PREFIX = "ca_"
+
+
+def hash_api_key(api_key: str) -> str:
+    # API keys carry 256 bits of entropy, so a fast hash is enough (no brute force).
+    return hashlib.sha256(api_key.encode()).hexdigest()
+
+
+def new_api_key() -> str:
+    return API_KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+class OwnerStore:
+    """Owner accounts and everything scoped to one owner except presets and calls."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._r = redis
+
+    # ---------------------------------------------------------- owners ----
+
+    async def create_owner(self, name: str, lang: Lang = "zh") -> tuple[Owner, str]:
+        owner = Owner(owner_id="own_" + uuid.uuid4().hex[:16], name=name, lang=lang)
+        api_key = new_api_key()
+        key_hash = hash_api_key(api_key)
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                f"ca:owner:{owner.owner_id}",
+                mapping={"json": owner.model_dump_json(), "key_hash": key_hash},
+            )
+            pipe.sadd("ca:owners", owner.owner_id)
+            pipe.set(f"ca:apikey:{key_hash}", owner.owner_id)
+            pipe.set(f"ca:owner:{owner.owner_id}:profile", default_profile(owner).model_dump_json())
+            await pipe.execute()
+        return owner, api_key
+
+    async def get_owner(self, owner_id: str) -> Owner:
+        raw = await self._r.hget(f"ca:owner:{owner_id}", "json")
+        if raw is None:
+            raise NotFound(f"no owner {owner_id}")
+        return Owner.model_validate_json(raw)
+
+    async def list_owners(self) -> list[Owner]:
+        ids = sorted(_s(x) for x in await self._r.smembers("ca:owners"))
+        owners = []
+        for oid in ids:
+            raw = await self._r.hget(f"ca:owner:{oid}", "json")
+            if raw is not None:
+                owners.append(Owner.model_validate_json(raw))
+        return owners
+
+    async def rotate_key(self, owner_id: str) -> str:
+        """Issue a new API key; the old one stops working at once."""
+        old_hash: str | bytes | None = await self._r.hget(f"ca:owner:{owner_id}", "key_hash")
+        if old_hash is None:
+            raise NotFound(f"no owner {owner_id}")
+        api_key = new_api_key()
+        key_hash = hash_api_key(api_key)
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.delete(f"ca:apikey:{_s(old_hash)}")
+            pipe.set(f"ca:apikey:{key_hash}", owner_id)
+            pipe.hset(f"ca:owner:{owner_id}", "key_hash", key_hash)
+            await pipe.execute()
+        return api_key
+
+    # ----------------------------------------------------------- lines ----
+
+    async def claim_line(
+        self, owner_id: str, line: str, kind: LineKind, label: str | None
+    ) -> tuple[Line, bool]:
+        """Register ``line`` for the owner. Returns (line, created). Conflict if taken."""
+        claimed = await self._r.set(f"ca:line:{line}", owner_id, nx=True)
+        if not claimed:
+            holder = await self._r.get(f"ca:line:{line}")
+            if holder is not None and _s(holder) != owner_id:
+                raise Conflict(f"line {line} is registered to another owner", field="line")
+        record = Line(line=line, kind=kind, label=label)
+        existing = await self._r.hget(f"ca:owner:{owner_id}:lines", line)
+        if existing is not None:
+            record.created_at = Line.model_validate_json(existing).created_at
+        await self._r.hset(f"ca:owner:{owner_id}:lines", line, record.model_dump_json())
+        return record, bool(claimed)
+
+    async def release_line(self, owner_id: str, line: str) -> None:
+        holder = await self._r.get(f"ca:line:{line}")
+        if holder is None or _s(holder) != owner_id:
+            raise NotFound(f"no line {line}")
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.delete(f"ca:line:{line}")
+            pipe.hdel(f"ca:owner:{owner_id}:lines", line)
+            await pipe.execute()
+
+    async def list_lines(self, owner_id: str) -> list[Line]:
+        raw = await self._r.hgetall(f"ca:owner:{owner_id}:lines")
+        lines = [Line.model_validate_json(v) for v in raw.values()]
+        return sorted(lines, key=lambda x: x.line)
+
+    async def owner_for_line(self, line: str) -> str | None:
+        holder = await self._r.get(f"ca:line:{line}")
+        return None if holder is None else _s(holder)
+
+    # --------------------------------------------------------- profile ----
+
+    async def get_profile(self, owner_id: str) -> Profile:
+        raw = await self._r.get(f"ca:owner:{owner_id}:profile")
+        if raw is None:
+            return default_profile(await self.get_owner(owner_id))
+        return Profile.model_validate_json(raw, strict=False)
+
+    async def put_profile(self, owner_id: str, profile: Profile) -> Profile:
+        await self._r.set(f"ca:owner:{owner_id}:profile", profile.model_dump_json())
+        return profile
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
