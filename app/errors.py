@@ -84,9 +84,7 @@ def _field_of(loc: tuple[Any, ...]) -> str | None:
     """``("body", "emergent", 0, "trigger")`` -> ``emergent[0].trigger``."""
     parts = [p for p in loc if p not in ("body", "query", "path", "header")]
     # pydantic adds the type tag of a failed union/function validator; drop them.
-    parts = [
-        p for p in parts if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))
-    ]
+    parts = [p for p in parts if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
     out = ""
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
@@ -117,9 +115,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if isinstance(exc, Conflict):
             return error_response(409, exc.code, exc.message, exc.field)
         if isinstance(exc, PreconditionFailed):
-            return error_response(
-                412, exc.code, exc.message, "If-Match", {"ETag": f'"{exc.current_version}"'}
-            )
+            return error_response(412, exc.code, exc.message, "If-Match", {"ETag": f'"{exc.current_version}"'})
         if isinstance(exc, Busy):
             return error_response(503, exc.code, exc.message, headers={"Retry-After": "1"})
         if isinstance(exc, LimitExceeded):
@@ -136,8 +132,7 @@ def install_error_handlers(app: FastAPI) -> None:
             message = f"{field}: {message}"
         body = error_body("validation_error", message, field)
         body["error"]["details"] = [
-            {"field": _field_of(tuple(e.get("loc", ()))), "message": _validation_message(e)}
-            for e in errors
+            {"field": _field_of(tuple(e.get("loc", ()))), "message": _validation_message(e)} for e in errors
         ]
         return JSONResponse(body, status_code=422)
 

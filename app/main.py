@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from .errors import install_error_handlers
 from .middleware import BodyLimitMiddleware, ErrorGuardMiddleware
 from .resources import Resources
-from .routes import health, lines, presets, profile
+from .routes import calls, health, lines, ops, presets, profile, telephony
 from .settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -24,6 +24,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         resources = Resources.open(settings)
         app.state.resources = resources
+        await resources.admit_llm_endpoints()
         try:
             yield
         finally:
@@ -39,6 +40,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(ErrorGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    for module in (health, lines, profile, presets):
+    for module in (health, lines, profile, presets, calls, telephony, ops):
         app.include_router(module.router)
     return app

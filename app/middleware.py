@@ -67,9 +67,7 @@ class BodyLimitMiddleware:
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            error_body("payload_too_large", f"request body exceeds {self.max_bytes} bytes")
-        ).encode()
+        body = json.dumps(error_body("payload_too_large", f"request body exceeds {self.max_bytes} bytes")).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -1,14 +1,23 @@
-"""Shared resources of one process: Redis (embedded or external) and the stores."""
+"""Shared resources of one process: Redis (embedded or external), stores, call services."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from pipeline import metrics
+from pipeline.realizers import LLMRealizer, Realizer, TemplateRealizer
+from pipeline.records import CallStore
+from pipeline.session import CallServices, CallSession
+from pipeline.ttft import AdmissionResult, Endpoint, EndpointHealth, admit
+from presets.matching import Embedder, TriggerVectorHook
 from presets.owners import OwnerStore
 from presets.pool import PresetHook, PresetStore
 
@@ -31,32 +40,124 @@ def make_redis(url: str, settings: Settings) -> Redis:
     )
 
 
+def _publish_health(health: EndpointHealth) -> None:
+    from pipeline.realizers import _label
+
+    label = _label(health.endpoint.name)
+    metrics.ENDPOINT_UP.labels(endpoint=label).set(1 if health.in_service else 0)
+    median = health.median_ms
+    if median is not None:
+        metrics.ENDPOINT_MEDIAN_TTFT.labels(endpoint=label).set(median / 1000)
+
+
+def make_realizer(settings: Settings) -> Realizer:
+    if settings.realizer != "llm" or not settings.llm_base_url:
+        return TemplateRealizer()
+    healths = [
+        EndpointHealth(
+            Endpoint(url.strip(), settings.llm_model, settings.llm_api_key.get_secret_value()),
+            limit_ms=settings.llm_max_median_ttft_ms,
+            probe_interval_s=settings.llm_probe_interval_s,
+            on_change=_publish_health,
+        )
+        for url in settings.llm_base_url.split(",")
+        if url.strip()
+    ]
+    return LLMRealizer(healths, deadline_ms=settings.llm_ttft_deadline_ms)
+
+
 @dataclass
 class Resources:
     settings: Settings
     redis: Redis
     owners: OwnerStore
     presets: PresetStore
+    calls: CallStore
+    services: CallServices
     embedded: EmbeddedRedis | None = None
+    voice: Any = None  # pipeline.voice.VoiceResources when voice calls are on
+    precomputer: Any = None
+    sessions: dict[str, CallSession] = field(default_factory=dict)
+    admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, settings: Settings, hooks: list[PresetHook] | None = None) -> Resources:
+    def open(cls, settings: Settings, hooks: list[PresetHook] | None = None, *, voice: bool | None = None) -> Resources:
+        """Open Redis and the stores; voice models too when ``voice`` (default: settings.voice)."""
         embedded: EmbeddedRedis | None = None
         url = settings.redis_url
         if not url:
             embedded = EmbeddedRedis(settings.redis_dir)
             url = embedded.start()
         redis = make_redis(url, settings)
-        return cls(
-            settings=settings,
-            redis=redis,
-            owners=OwnerStore(redis),
-            presets=PresetStore(redis, hooks),
-            embedded=embedded,
-        )
+        embedder = Embedder()
+        presets = PresetStore(redis, [TriggerVectorHook(redis, embedder), *(hooks or [])])
+        owners = OwnerStore(redis)
+        calls = CallStore(redis, settings.call_retention_s)
+        services = CallServices(
+            redis=redis, owners=owners, presets=presets, calls=calls,
+            realizer=make_realizer(settings), embedder=embedder,
+        )  # fmt: skip
+        res = cls(settings, redis, owners, presets, calls, services, embedded)
+        if settings.voice if voice is None else voice:
+            res._open_voice()
+        return res
+
+    def _open_voice(self) -> None:
+        """ASR and TTS, shared by all calls; models load in the background at start-up."""
+        from pipeline.asr import SpeechRecognizer
+        from pipeline.precompute import Precomputer
+        from pipeline.tts import AudioCache, Synthesizer
+        from pipeline.voice import VoiceOptions, VoiceResources
+
+        s = self.settings
+        recognizer = SpeechRecognizer(threads=s.asr_threads)
+        synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"))
+        record_dir = str(s.data_dir / "recordings") if s.record_calls else None
+        options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
+        self.precomputer = Precomputer(synthesizer)
+        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer)
+        self.presets.hooks.append(self.precomputer.on_pool_saved)
+        self.owners.profile_hooks.append(self.precomputer.on_profile_saved)
+
+        def warm() -> None:
+            try:
+                recognizer.load()
+                synthesizer.warm_up()
+            except Exception:
+                log.exception("voice models failed to load")
+
+        self._warm_thread = threading.Thread(target=warm, name="voice-warmup", daemon=True)
+        self._warm_thread.start()
+
+    async def admit_llm_endpoints(self) -> None:
+        """CALLM admission at start-up: endpoints over the median-TTFT limit start out of
+        service (and are probed until they recover)."""
+        realizer = self.services.realizer
+        if not isinstance(realizer, LLMRealizer):
+            return
+        for health in realizer.endpoints:
+            result = await admit(health.endpoint, limit_ms=health.limit_ms, n=self.settings.llm_admission_requests)
+            for sample in result.samples_ms:
+                health.samples.append(sample)
+            if not result.admitted:
+                health.in_service = False
+                health._start_probing()
+            _publish_health(health)
+            self.admission.append(result)
 
     async def close(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.hangup("shutdown", outcome="shutdown")
+        realizer = self.services.realizer
+        if isinstance(realizer, LLMRealizer):
+            await realizer.aclose()
+        if self.precomputer is not None:
+            self.precomputer.close()
+        warm = getattr(self, "_warm_thread", None)
+        if warm is not None:
+            # Exiting while a native model loads in another thread aborts the process.
+            await asyncio.to_thread(warm.join, 120)
         await self.redis.aclose()
         if self.embedded is not None:
-            self.embedded.stop()
+            await asyncio.to_thread(self.embedded.stop)

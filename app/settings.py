@@ -53,6 +53,18 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = SecretStr("not-needed")
     llm_ttft_deadline_ms: int = Field(default=600, ge=50)
     llm_max_median_ttft_ms: int = Field(default=1000, ge=50)
+    llm_probe_interval_s: float = Field(default=5.0, gt=0)
+    llm_admission_requests: int = Field(default=5, ge=1, le=50)
+
+    # Voice calls (telephony WebSockets, WebRTC, SIP).
+    voice: bool = True
+    asr_threads: int = Field(default=2, ge=1, le=16)
+    silence_timeout_s: float = Field(default=7.0, gt=0)
+    max_call_s: float = Field(default=600.0, gt=0)
+    record_calls: bool = False
+    twilio_auth_token: SecretStr | None = Field(
+        default=None, description="Validates X-Twilio-Signature on the TwiML webhook when set."
+    )
 
     # SIP (off unless a port is set).
     sip_host: str = "127.0.0.1"
@@ -64,8 +76,7 @@ class Settings(BaseSettings):
             token = self.ops_token.get_secret_value() if self.ops_token else ""
             if token.strip().lower() in _PLACEHOLDER_SECRETS or len(token) < 16:
                 raise ValueError(
-                    "CALLASSIST_OPS_TOKEN must be set to a real secret (>= 16 chars) "
-                    "when CALLASSIST_ENV=production"
+                    "CALLASSIST_OPS_TOKEN must be set to a real secret (>= 16 chars) when CALLASSIST_ENV=production"
                 )
         return self
 

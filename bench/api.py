@@ -67,9 +67,7 @@ async def _bench(base_url: str, api_key: str, clients: int, seconds: float) -> d
         "clients": clients,
         "seconds_per_phase": seconds,
         "GET /v1/presets": await _phase(clients, seconds, get_pool, base_url, headers),
-        "PUT /v1/presets/regular/takeout": await _phase(
-            clients, seconds, put_regular, base_url, headers
-        ),
+        "PUT /v1/presets/regular/takeout": await _phase(clients, seconds, put_regular, base_url, headers),
     }
 
 

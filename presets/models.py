@@ -120,8 +120,7 @@ def normalize_line(raw: str) -> tuple[str, LineKind]:
     if _HANDLE.match(value):
         return value, "webrtc"
     raise ValueError(
-        "a line is a phone number (+14155550100), a SIP user (sip:alice) or a link name "
-        "(letters, digits, . _ ~ + -)"
+        "a line is a phone number (+14155550100), a SIP user (sip:alice) or a link name (letters, digits, . _ ~ + -)"
     )
 
 

@@ -13,8 +13,10 @@ Keys (``ca:`` prefix):
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
 
 from redis.asyncio import Redis
 
@@ -22,6 +24,11 @@ from .errors import Conflict, NotFound
 from .models import Lang, Line, LineKind, Owner, Profile, default_profile
 
 API_KEY_PREFIX = "ca_"
+
+log = logging.getLogger(__name__)
+
+# Called after a profile is saved (e.g. to synthesize the owner's greeting ahead of calls).
+ProfileHook = Callable[[str, Profile], Awaitable[None]]
 
 
 def hash_api_key(api_key: str) -> str:
@@ -36,8 +43,9 @@ def new_api_key() -> str:
 class OwnerStore:
     """Owner accounts and everything scoped to one owner except presets and calls."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, profile_hooks: list[ProfileHook] | None = None) -> None:
         self._r = redis
+        self.profile_hooks: list[ProfileHook] = list(profile_hooks or [])
 
     # ---------------------------------------------------------- owners ----
 
@@ -54,6 +62,7 @@ class OwnerStore:
             pipe.set(f"ca:apikey:{key_hash}", owner.owner_id)
             pipe.set(f"ca:owner:{owner.owner_id}:profile", default_profile(owner).model_dump_json())
             await pipe.execute()
+        await self._run_hooks(owner.owner_id, default_profile(owner))
         return owner, api_key
 
     async def get_owner(self, owner_id: str) -> Owner:
@@ -87,9 +96,7 @@ class OwnerStore:
 
     # ----------------------------------------------------------- lines ----
 
-    async def claim_line(
-        self, owner_id: str, line: str, kind: LineKind, label: str | None
-    ) -> tuple[Line, bool]:
+    async def claim_line(self, owner_id: str, line: str, kind: LineKind, label: str | None) -> tuple[Line, bool]:
         """Register ``line`` for the owner. Returns (line, created). Conflict if taken."""
         claimed = await self._r.set(f"ca:line:{line}", owner_id, nx=True)
         if not claimed:
@@ -131,7 +138,15 @@ class OwnerStore:
 
     async def put_profile(self, owner_id: str, profile: Profile) -> Profile:
         await self._r.set(f"ca:owner:{owner_id}:profile", profile.model_dump_json())
+        await self._run_hooks(owner_id, profile)
         return profile
+
+    async def _run_hooks(self, owner_id: str, profile: Profile) -> None:
+        for hook in self.profile_hooks:
+            try:
+                await hook(owner_id, profile)
+            except Exception:  # a hook must never lose the owner's write
+                log.exception("profile save hook failed")
 
 
 def _s(value: bytes | str) -> str:

@@ -121,9 +121,7 @@ class PresetStore:
 
         return await self._write(owner_id, change, if_match)
 
-    async def delete_regular(
-        self, owner_id: str, scene: RegularScene, *, if_match: int | None = None
-    ) -> PresetPool:
+    async def delete_regular(self, owner_id: str, scene: RegularScene, *, if_match: int | None = None) -> PresetPool:
         def change(pool: PresetPool) -> None:
             if pool.regular.get(scene) is None:
                 raise NotFound(f"the {scene} slot is empty", field="scene")
@@ -158,9 +156,7 @@ class PresetStore:
             updated.clear()
             for i, p in enumerate(pool.emergent):
                 if p.id == preset_id:
-                    new = EmergentPreset(
-                        id=p.id, created_at=p.created_at, updated_at=utcnow(), **body.model_dump()
-                    )
+                    new = EmergentPreset(id=p.id, created_at=p.created_at, updated_at=utcnow(), **body.model_dump())
                     pool.emergent[i] = new
                     updated.append(new)
                     return
@@ -169,9 +165,7 @@ class PresetStore:
         pool = await self._write(owner_id, change, if_match)
         return updated[0], pool
 
-    async def delete_emergent(
-        self, owner_id: str, preset_id: str, *, if_match: int | None = None
-    ) -> PresetPool:
+    async def delete_emergent(self, owner_id: str, preset_id: str, *, if_match: int | None = None) -> PresetPool:
         def change(pool: PresetPool) -> None:
             before = len(pool.emergent)
             pool.emergent = [p for p in pool.emergent if p.id != preset_id]

@@ -39,15 +39,14 @@ def make_settings(redis_url: str, tmp: Path, **overrides: object) -> Settings:
         "redis_url": redis_url,
         "data_dir": tmp,
         "rate_limit_per_minute": 10_000,
+        "voice": False,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
-def api_server(
-    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerThread]:
+def api_server(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     """The app on a real uvicorn, against the session's Redis."""
     settings = make_settings(redis_server.url, tmp_path_factory.mktemp("app"))
     with serve(create_app(settings)) as server:
@@ -55,9 +54,7 @@ def api_server(
 
 
 @pytest.fixture
-async def api(
-    api_server: ServerThread, clean_redis: RedisProcess
-) -> AsyncIterator[httpx.AsyncClient]:
+async def api(api_server: ServerThread, clean_redis: RedisProcess) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=api_server.base_url, timeout=10) as client:
         yield client
 

@@ -26,16 +26,12 @@ async def test_auth_required(api: httpx.AsyncClient, owner: dict[str, str]) -> N
         assert set(r.json()) == {"error"}
 
 
-async def test_owner_isolation(
-    api: httpx.AsyncClient, redis_server: RedisProcess, owner: dict[str, str]
-) -> None:
+async def test_owner_isolation(api: httpx.AsyncClient, redis_server: RedisProcess, owner: dict[str, str]) -> None:
     a = {"Authorization": owner["auth"]}
     b_owner = await create_owner(api, redis_server.url, "Bo", "zh")
     b = {"Authorization": b_owner["auth"]}
 
-    pid = (
-        await api.post("/v1/presets/emergent", json={"trigger": "t", "response": "r"}, headers=a)
-    ).json()["id"]
+    pid = (await api.post("/v1/presets/emergent", json={"trigger": "t", "response": "r"}, headers=a)).json()["id"]
     await api.put("/v1/presets/regular/takeout", json={"response": "door"}, headers=a)
     await api.put("/v1/lines/+14155550100", headers=a)
     await api.put(
@@ -50,16 +46,12 @@ async def test_owner_isolation(
     # B sees nothing of A's and gets 404 (not 403) for A's ids.
     assert (await api.get(f"/v1/presets/emergent/{pid}", headers=b)).status_code == 404
     assert (
-        await api.put(
-            f"/v1/presets/emergent/{pid}", json={"trigger": "x", "response": "y"}, headers=b
-        )
+        await api.put(f"/v1/presets/emergent/{pid}", json={"trigger": "x", "response": "y"}, headers=b)
     ).status_code == 404
     assert (await api.delete(f"/v1/presets/emergent/{pid}", headers=b)).status_code == 404
     assert (await api.delete("/v1/lines/+14155550100", headers=b)).status_code == 404
     pool_b = (await api.get("/v1/presets", headers=b)).json()
-    assert (
-        pool_b["emergent"] == [] and pool_b["regular"]["takeout"] is None and pool_b["version"] == 0
-    )
+    assert pool_b["emergent"] == [] and pool_b["regular"]["takeout"] is None and pool_b["version"] == 0
     assert (await api.get("/v1/lines", headers=b)).json() == {"lines": []}
     prof_b = (await api.get("/v1/profile", headers=b)).json()
     assert prof_b["display_name"] == "Bo" and prof_b["private_facts"] == []
@@ -67,17 +59,13 @@ async def test_owner_isolation(
     assert (await api.get(f"/v1/presets/emergent/{pid}", headers=a)).status_code == 200
 
 
-async def test_lines(
-    api: httpx.AsyncClient, redis_server: RedisProcess, owner: dict[str, str]
-) -> None:
+async def test_lines(api: httpx.AsyncClient, redis_server: RedisProcess, owner: dict[str, str]) -> None:
     r = await api.put("/v1/lines/+1 (415) 555-0100", json={"label": "mobile"})
     assert r.status_code == 201, r.text
     assert r.json()["line"] == "+14155550100" and r.json()["kind"] == "phone"
     assert (await api.put("/v1/lines/+14155550100")).status_code == 200  # idempotent
     assert (await api.put("/v1/lines/sip:alex@pbx.example.com")).json()["kind"] == "sip"
-    assert (await api.put("/v1/lines/alex-door", json={"kind": "webrtc"})).json()[
-        "kind"
-    ] == "webrtc"
+    assert (await api.put("/v1/lines/alex-door", json={"kind": "webrtc"})).json()["kind"] == "webrtc"
     lines = [x["line"] for x in (await api.get("/v1/lines")).json()["lines"]]
     assert lines == sorted(["+14155550100", "alex@pbx.example.com", "alex-door"])
 

@@ -78,20 +78,14 @@ async def test_emergent_crud(api: httpx.AsyncClient) -> None:
     assert (await api.delete(f"/v1/presets/emergent/{pid}")).status_code == 204
     assert (await api.get(f"/v1/presets/emergent/{pid}")).status_code == 404
     assert (await api.delete(f"/v1/presets/emergent/{pid}")).status_code == 404
-    assert (
-        await api.put(f"/v1/presets/emergent/{pid}", json={"trigger": "a", "response": "b"})
-    ).status_code == 404
+    assert (await api.put(f"/v1/presets/emergent/{pid}", json={"trigger": "a", "response": "b"})).status_code == 404
 
 
 async def test_if_match(api: httpx.AsyncClient) -> None:
-    r = await api.put(
-        "/v1/presets/regular/taxi", json={"response": "在小区南门等"}, headers={"If-Match": '"0"'}
-    )
+    r = await api.put("/v1/presets/regular/taxi", json={"response": "在小区南门等"}, headers={"If-Match": '"0"'})
     assert r.status_code == 200
     # Stale version -> 412, the pool is unchanged and the current ETag is returned.
-    r = await api.put(
-        "/v1/presets/regular/taxi", json={"response": "北门"}, headers={"If-Match": "0"}
-    )
+    r = await api.put("/v1/presets/regular/taxi", json={"response": "北门"}, headers={"If-Match": "0"})
     assert r.status_code == 412
     assert r.json()["error"]["code"] == "precondition_failed"
     assert r.headers["ETag"] == '"1"'
@@ -106,19 +100,14 @@ async def test_if_match(api: httpx.AsyncClient) -> None:
     assert r.status_code == 412
     r = await api.delete("/v1/presets/regular/taxi", headers={"If-Match": "*"})
     assert r.status_code == 204
-    r = await api.put(
-        "/v1/presets/regular/taxi", json={"response": "x"}, headers={"If-Match": "abc"}
-    )
+    r = await api.put("/v1/presets/regular/taxi", json={"response": "x"}, headers={"If-Match": "abc"})
     assert r.status_code == 400
     assert r.json()["error"]["field"] == "If-Match"
 
 
 async def test_concurrent_writes_bump_version_once_each(api: httpx.AsyncClient) -> None:
     results = await asyncio.gather(
-        *(
-            api.post("/v1/presets/emergent", json={"trigger": f"trigger {i}", "response": f"r {i}"})
-            for i in range(20)
-        )
+        *(api.post("/v1/presets/emergent", json={"trigger": f"trigger {i}", "response": f"r {i}"}) for i in range(20))
     )
     assert all(r.status_code == 201 for r in results)
     versions = sorted(int(r.headers["ETag"].strip('"')) for r in results)
@@ -163,9 +152,7 @@ async def test_concurrent_if_match_only_one_wins(api: httpx.AsyncClient) -> None
         ({"trigger": "a\x00b", "response": "r"}, "trigger", "control"),
     ],
 )
-async def test_emergent_validation(
-    api: httpx.AsyncClient, body: dict[str, object], field: str, fragment: str
-) -> None:
+async def test_emergent_validation(api: httpx.AsyncClient, body: dict[str, object], field: str, fragment: str) -> None:
     r = await api.post("/v1/presets/emergent", json=body)
     assert r.status_code == 422, r.text
     err = r.json()["error"]
@@ -203,9 +190,7 @@ async def test_body_over_16_kib(api: httpx.AsyncClient) -> None:
         for _ in range(20):
             yield b"x" * 1024
 
-    r = await api.post(
-        "/v1/presets/emergent", content=chunks(), headers={"Content-Type": "application/json"}
-    )
+    r = await api.post("/v1/presets/emergent", content=chunks(), headers={"Content-Type": "application/json"})
     assert r.status_code == 413
 
 

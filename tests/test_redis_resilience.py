@@ -28,9 +28,7 @@ async def test_redis_down_gives_503_then_recovers(tmp_path: Path) -> None:
             async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as client:
                 data = await create_owner(client, rp.url)
                 client.headers["Authorization"] = data["auth"]
-                assert (
-                    await client.put("/v1/presets/regular/takeout", json={"response": "door"})
-                ).status_code == 200
+                assert (await client.put("/v1/presets/regular/takeout", json={"response": "door"})).status_code == 200
 
                 rp.stop()
                 for method, path, body in [
@@ -69,19 +67,13 @@ async def test_presets_survive_restart(tmp_path: Path) -> None:
                 client.headers["Authorization"] = data["auth"]
                 await client.put("/v1/presets/regular/delivery", json={"response": "放快递柜"})
                 pid = (
-                    await client.post(
-                        "/v1/presets/emergent", json={"trigger": "问他在哪", "response": "他在忙"}
-                    )
+                    await client.post("/v1/presets/emergent", json={"trigger": "问他在哪", "response": "他在忙"})
                 ).json()["id"]
         rp.stop()
-        assert (tmp_path / "r" / "appendonly.aof").exists() or (
-            tmp_path / "r" / "appendonlydir"
-        ).exists()
+        assert (tmp_path / "r" / "appendonly.aof").exists() or (tmp_path / "r" / "appendonlydir").exists()
         rp.start()
         with serve(create_app(make_settings(rp.url, tmp_path))) as server:
-            async with httpx.AsyncClient(
-                base_url=server.base_url, headers={"Authorization": data["auth"]}
-            ) as client:
+            async with httpx.AsyncClient(base_url=server.base_url, headers={"Authorization": data["auth"]}) as client:
                 pool = (await client.get("/v1/presets")).json()
         assert pool["version"] == 2
         assert pool["regular"]["delivery"]["response"] == "放快递柜"
@@ -109,9 +101,7 @@ def test_embedded_redis_start_stop_and_sharing(tmp_path: Path) -> None:
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
 def test_serve_embedded_default_with_cli_beside_it(tmp_path: Path) -> None:
@@ -144,16 +134,12 @@ def test_serve_embedded_default_with_cli_beside_it(tmp_path: Path) -> None:
         rotated = json.loads(_cli(env, "owner", "rotate-key", owner["owner_id"]).stdout)
         assert httpx.get(base + "/v1/profile", headers=headers).status_code == 401
         assert (
-            httpx.get(
-                base + "/v1/profile", headers={"Authorization": f"Bearer {rotated['api_key']}"}
-            ).status_code
+            httpx.get(base + "/v1/profile", headers={"Authorization": f"Bearer {rotated['api_key']}"}).status_code
             == 200
         )
         assert _cli(env, "owner", "rotate-key", "own_missing").returncode == 1
         # Keys are stored only hashed.
-        aof = b"".join(
-            p.read_bytes() for p in (tmp_path / "redis").rglob("appendonly*") if p.is_file()
-        )
+        aof = b"".join(p.read_bytes() for p in (tmp_path / "redis").rglob("appendonly*") if p.is_file())
         assert owner["api_key"].encode() not in aof and rotated["api_key"].encode() not in aof
     finally:
         server.terminate()

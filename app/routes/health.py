@@ -20,12 +20,18 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", response_model=None)
-async def readyz(res: ResourcesDep) -> dict[str, str] | JSONResponse:
+async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
     """Redis is reachable (answers within one second)."""
     try:
         async with asyncio.timeout(1.0):
             await res.redis.ping()
     except Exception:
-        body = error_body("unavailable", "redis is unreachable")
-        return JSONResponse(body, 503, headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
-    return {"status": "ready", "redis": "ok"}
+        err = error_body("unavailable", "redis is unreachable")
+        return JSONResponse(err, 503, headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
+    body: dict[str, object] = {"status": "ready", "redis": "ok"}
+    if res.voice is not None:
+        body["voice"] = {
+            "asr_loaded": res.voice.recognizer.loaded,
+            "tts_pending": res.precomputer.pending if res.precomputer is not None else 0,
+        }
+    return body

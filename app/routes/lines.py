@@ -13,9 +13,7 @@ from ..errors import ApiError
 
 router = APIRouter(prefix="/v1/lines", tags=["lines"])
 
-LinePath = Annotated[
-    str, Path(max_length=200, description="+14155550100, sip:alice, or a link name")
-]
+LinePath = Annotated[str, Path(max_length=200, description="+14155550100, sip:alice, or a link name")]
 
 
 def _normalize(raw: str) -> tuple[str, LineKind]:
@@ -42,9 +40,7 @@ async def put_line(
     value, kind = _normalize(line)
     if body is not None and body.kind is not None and body.kind != kind:
         if not (kind == "webrtc" and body.kind == "sip"):
-            raise ApiError(
-                422, "validation_error", f"kind: line {value} is a {kind} line", field="kind"
-            )
+            raise ApiError(422, "validation_error", f"kind: line {value} is a {kind} line", field="kind")
         kind = body.kind
     record, created = await res.owners.claim_line(owner, value, kind, body.label if body else None)
     response.status_code = 201 if created else 200

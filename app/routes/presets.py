@@ -49,17 +49,13 @@ async def put_regular(
     response: Response,
 ) -> PresetPool:
     """Set the scene's regular response (the trigger is fixed by the system)."""
-    pool = await res.presets.put_regular(
-        owner, _regular_scene(scene), body.response, if_match=if_match
-    )
+    pool = await res.presets.put_regular(owner, _regular_scene(scene), body.response, if_match=if_match)
     _etag(response, pool.version)
     return pool
 
 
 @router.delete("/regular/{scene}", status_code=204)
-async def delete_regular(
-    scene: str, owner: OwnerId, res: ResourcesDep, if_match: IfMatch
-) -> Response:
+async def delete_regular(scene: str, owner: OwnerId, res: ResourcesDep, if_match: IfMatch) -> Response:
     pool = await res.presets.delete_regular(owner, _regular_scene(scene), if_match=if_match)
     response = Response(status_code=204)
     _etag(response, pool.version)
@@ -77,9 +73,7 @@ async def add_emergent(
 
 
 @router.get("/emergent/{preset_id}")
-async def get_emergent(
-    preset_id: PresetId, owner: OwnerId, res: ResourcesDep, response: Response
-) -> EmergentPreset:
+async def get_emergent(preset_id: PresetId, owner: OwnerId, res: ResourcesDep, response: Response) -> EmergentPreset:
     pool = await res.presets.get_pool(owner)
     preset = pool.find_emergent(preset_id)
     if preset is None:
@@ -104,9 +98,7 @@ async def put_emergent(
 
 
 @router.delete("/emergent/{preset_id}", status_code=204)
-async def delete_emergent(
-    preset_id: PresetId, owner: OwnerId, res: ResourcesDep, if_match: IfMatch
-) -> Response:
+async def delete_emergent(preset_id: PresetId, owner: OwnerId, res: ResourcesDep, if_match: IfMatch) -> Response:
     pool = await res.presets.delete_emergent(owner, preset_id, if_match=if_match)
     response = Response(status_code=204)
     _etag(response, pool.version)

