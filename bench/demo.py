@@ -263,8 +263,10 @@ def run_demo(*, langs: list[str], out: Path, data_dir: Path | None = None) -> li
         logs = asyncio.run(_run(server, langs, out))
     lat = [t.latency_ms for log in logs for t in log.turns if t.latency_ms is not None]
     if lat:
+        median, worst = float(np.median(lat)), max(lat)
         _p(
-            f"\nper-turn latency (end of caller speech -> first assistant audio): median {float(np.median(lat)):.0f} ms, max {max(lat):.0f} ms over {len(lat)} turns"
+            "\nper-turn latency (end of caller speech -> first assistant audio): "
+            f"median {median:.0f} ms, max {worst:.0f} ms over {len(lat)} turns"
         )
     summary = [
         {

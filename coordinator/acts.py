@@ -34,6 +34,9 @@ class Classification:
     repeat_request: bool = False
     nobody_home: bool = False
     starts_with_ack: bool = False
+    ack_marked: bool = False  # an acknowledgement word anywhere ("Porch bench, got it.")
+    insists: bool = False  # pressing on after a refusal
+    ends_with_closing: bool = False
     message_body: str | None = None  # what to pass on, when the turn carries a message
 
 
@@ -54,7 +57,7 @@ def _self_id(raw: str) -> str | None:
     return None
 
 
-_FILLER = re.compile(r"^(好吧|好的|好|那|那你|嗯|哦|行|ok|okay|so|alright|well|and)[\s,，。.]*", re.IGNORECASE)
+_FILLER = re.compile(r"^(好吧|好的|好|那你|那|嗯|哦|行|okay|ok|so|alright|well|and)(?![a-z])[\s,，。.]*", re.IGNORECASE)
 _TRAILING_CLOSE = re.compile(
     r"[\s,，。.!！]*(谢谢|再见|拜拜|thanks|thank you|bye|goodbye)[\s,，。.!！]*$", re.IGNORECASE
 )
@@ -98,7 +101,9 @@ def classify(raw: str, *, scene: str | None = None) -> Classification:
     ):
         if pattern.search(zh, en):
             found.add(name)
-    question = bool(re.search(r"[?？]", raw)) or bool(lx.QUESTION.search(zh, en))
+    # A leading "喂？" / "Hello?" checks the line; it does not make the turn a question.
+    body = re.sub(r"^\s*(喂|hello|hi|hey)[?？]+\s*", "", raw, flags=re.IGNORECASE)
+    question = bool(re.search(r"[?？]", body)) or bool(lx.QUESTION.search(compact(body), normalize(body)))
     greeting_only = bool(lx.GREETING_ONLY.match(zh) or lx.GREETING_ONLY.match(en))
     ack_only = bool(lx.ACK.match(zh)) or bool(lx.ACK.match(en)) or _all_ack(zh, en)
     exception = _exception_kind(zh, en)
@@ -114,6 +119,9 @@ def classify(raw: str, *, scene: str | None = None) -> Classification:
         repeat_request=bool(lx.REPEAT_REQUEST.search(zh, en)),
         nobody_home=nobody_home,
     )
+    c.ack_marked = bool(lx.ACK_MARK.search(zh, en))
+    c.insists = bool(lx.INSIST.search(zh, en))
+    c.ends_with_closing = bool(lx.ENDS_WITH_CLOSING.search(raw.strip()))
     c.starts_with_ack = bool(
         re.match(r"^(ok|okay|sure|alright|all right|got it|great|perfect|thanks)\b", en)
         or re.match(r"^(好的|好嘞|好|行|嗯|那好|那行)", zh)
@@ -153,6 +161,9 @@ def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | No
         found.add("where")  # nobody answers the door: the courier needs the drop-off instruction
     if c.exception and c.exception != "late":
         return CallerAct.EXCEPTION
+    if c.ends_with_closing and not c.question:
+        # "...，你让他回我电话，再见" carries a message; "我放好了啊，挂了" is just goodbye.
+        return CallerAct.LEAVE_MESSAGE if "message" in found and message_body(raw) else CallerAct.CLOSING
     if "private" in found and not ("where" in found and "private" not in _strong_private(raw)):
         return CallerAct.ASK_PRIVATE
     if "where" in found:
@@ -173,15 +184,15 @@ def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | No
         return CallerAct.CLOSING
     if ack_only:
         return CallerAct.ACK
-    if c.starts_with_ack and not c.question and not found - {"greeting", "closing"} and _short(raw):
-        return CallerAct.ACK  # "好的好的，马上过去" / "ok, on my way": compliance, nothing new
+    if (c.starts_with_ack or c.ack_marked) and not c.question and not found - {"greeting", "closing"} and _short(raw):
+        return CallerAct.ACK  # "好的好的，马上过去" / "Porch bench, got it.": compliance, nothing new
     if c.repeat_request:
         return CallerAct.INFO_QUESTION
     if c.question:
         return CallerAct.INFO_QUESTION
     if "greeting" in found or c.self_id:
-        rest = _strip_greeting(raw)
-        return CallerAct.GREETING if len(rest) < 12 else CallerAct.STATEMENT
+        rest = _strip_greeting(raw, c.self_id)
+        return CallerAct.GREETING if len(rest) < 12 or lx.SERVICE_INTRO.match(rest) else CallerAct.STATEMENT
     if c.callback_number:
         return CallerAct.STATEMENT
     letters = sum(ch.isalnum() for ch in raw)
@@ -191,7 +202,7 @@ def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | No
 def _short(raw: str) -> bool:
     zh_chars = len(re.findall(r"[\u4e00-\u9fff]", raw))
     words = len(re.findall(r"[A-Za-z']+", raw))
-    return zh_chars <= 10 and words <= 6
+    return zh_chars <= 12 and words <= 8
 
 
 def _strong_private(raw: str) -> set[str]:
@@ -204,8 +215,12 @@ def _strong_private(raw: str) -> set[str]:
     return {"private"} if strong else set()
 
 
-def _strip_greeting(raw: str) -> str:
+def _strip_greeting(raw: str, self_id: str | None = None) -> str:
+    """What is left of a turn once greetings and the caller's self-introduction are removed."""
     text = normalize(raw)
-    text = re.sub(r"^(喂|你好|您好|哈喽|嗨|hello|hi|hey|good (morning|afternoon|evening))\s*", "", text)
-    text = re.sub(r"^(我是|this is|i am|i'm)\s*\S+", "", text)
+    if self_id:
+        text = text.replace(normalize(self_id), " ")
+    for _ in range(3):
+        text = re.sub(r"^\s*(喂|你好|您好|哈喽|嗨|hello|hi|hey|yes|good (morning|afternoon|evening))\s*", "", text)
+    text = re.sub(r"^(我是|这里是|this is|it's|i am|i'm)\s*(?=\s|$)", "", text)
     return text.strip()

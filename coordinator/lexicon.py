@@ -39,13 +39,15 @@ ARRIVAL = cues(
      "(我|骑手|师傅|司机)(已经)?(到|在)(了|你家|您家|楼下|门口|小区|单元|大门|路边|这边|你们|您这)",
      "^到了", "已(经)?(送达|到达)", "(快|马上|就)(要)?到了", "准备好了", "(在|到)(楼下|门口|小区门口|大门口)了",
      "(敲门|按门铃|打电话).{0,4}(没人|没有人|没应|没开)", "(家里|屋里)?没人(开门|接|应)", "(接|取)(一下)?(外卖|快递|件)",
-     "(有|是)(你|您)的(外卖|快递|包裹|件)", "送(外卖|快递)的", "(车|我)(停|就)在"],
+     "(有|是)(你|您)的(外卖|快递|包裹|件)", "送(外卖|快递)的", "(车|我)(停|就)在",
+     "到(你们|你|您)?(家|楼下|门口|小区|单元|楼门口)(了|啦)", "还有.{0,4}(分钟|公里)(就|左右)?到", "(快|马上)到(你|您)?(家|楼下|门口|小区)?了"],
     [r"(i'm|i am|we're|we are|driver is|car is|courier is) (here|outside|downstairs|at the (door|gate|front|lobby|entrance|building|curb))",
      r"(order|food|delivery|package|parcel|takeout|takeaway|car|ride|cab|taxi|pizza|groceries) (is|has) (here|arrived|outside|been delivered)",
      r"(just )?arrived", r"(i'm|i am) (almost|nearly) there", r"(be|i'll be) there in", r"(pulling|pulled) up",
      r"on my way", r"(out front|right outside|at your door|at the front door)", r"(got|have) (a|your) (package|parcel|delivery|order|food)",
      r"delivery for", r"(nobody|no one|no-one) (is )?(answering|answered|home|at home|came)", r"(knocked|rang the bell)",
-     r"(here with|dropping off) (your|a)", r"(i'm|i am) here to pick up", r"your (ride|driver|car) is here"],
+     r"(here with|dropping off) (your|a)", r"(i'm|i am) here to pick up", r"your (ride|driver|car) is here",
+     r"(\d+|one|two|three|four|five|ten|fifteen|twenty|a few|a couple of) (minutes|mins) (out|away)", r"(i'm|i am) here( now)?"],
 )  # fmt: skip
 
 WHERE_TO_LEAVE = cues(
@@ -62,11 +64,15 @@ WHERE_TO_LEAVE = cues(
 )  # fmt: skip
 
 EXCEPTIONS: dict[str, Cues] = {
+    # The way in is blocked (even for a driver, this is a problem, not "where do we meet").
+    "blocked": cues(["封(了|起来|路)", "修路", "施工", "进不去", "不让进", "开不进", "禁止通行", "堵死了", "电梯坏"],
+                    [r"police tape", r"(road|street|gate|entrance|block) is (closed|blocked)", r"closed off", r"blocked off",
+                     r"can't get (in|near|through|close)", r"cannot get (in|near|through|close)", r"under construction", r"elevator is (broken|out)"]),
     "spilled": cues(["洒了", "撒了", "漏了", "洒出来", "漏出来", "(汤|汁|饮料|奶茶|咖啡).{0,3}(洒|撒|漏)", "打翻"],
                     [r"spill(ed|t)?", r"leak(ed|ing)?", r"(tipped|knocked) over", r"soup (went|got) everywhere"]),
     "damaged": cues(["(破|坏|碎|裂|压扁|变形)(了|掉)", "破损", "损坏", "压坏", "摔(坏|了)", "(箱子|盒子|包装).{0,4}(破|烂|湿)"],
                     [r"damaged", r"broken", r"crushed", r"torn", r"dented", r"smashed", r"cracked", r"got wet", r"ripped"]),
-    "wrong_item": cues(["送错", "拿错", "搞错", "不是(你|您)的", "少(了|送)", "漏(送|拿|装)", "(缺|差)了", "单子.{0,4}(不对|错)"],
+    "wrong_item": cues(["送错", "拿错", "搞错", "装错", "弄错", "做错", "不是(你|您)的", "少(了|送|放)", "漏(送|拿|装|放)", "(缺|差)了", "单子.{0,4}(不对|错)"],
                        [r"wrong (order|item|address|package|food)", r"(missing|forgot) (an? )?(item|drink|bag|part)", r"mix(ed)?[- ]?up",
                         r"(isn't|is not|not) (yours|your order)", r"(got|gave|picked up) the wrong"]),
     "late": cues(["(会|要|得)?晚(到|点|一会|些|半小时|十分钟|了)", "迟到", "超时", "堵车", "来不及", "耽误", "延误", "晚送"],
@@ -92,17 +98,19 @@ NOBODY_HOME = re.compile(
 ASK_OWNER = cues(
     ["(他|她|陈.{0,2}|王.{0,2}|李.{0,2}|张.{0,2}|老板|经理|先生|女士|小姐)?在(家|吗|不在)", "(找|叫)(一下)?.{0,6}(接电话|听电话)",
      "让(他|她).{0,4}(接|听)", "能(不能)?(让|叫)?(他|她).{0,2}接", "(他|她)(本人)?(能|可以)?接(电话|一下)?吗", "找(一下)?(他|她|陈|王|李|张|.先生|.女士|.总|.经理)",
-     "是.{1,6}(本人)?吗$", "(他|她)(人)?呢"],
+     "是.{1,8}(本人)?吗", "(他|她)(人)?呢", "(你|您)是.{1,8}(吗|嘛)"],
     [r"(can|could|may) i (speak|talk) (to|with)", r"is (he|she|\w+) (there|in|around|available|home)", r"put (him|her|\w+) on",
-     r"(get|ask) (him|her) (to come )?to the phone", r"is this \w+\??$", r"looking for \w+", r"i('d| would) like to (speak|talk)"],
+     r"(get|ask) (him|her) (to come )?to the phone", r"is this (mr |mrs |ms |dr |miss )?\w+", r"am i (speaking|talking) (to|with)",
+     r"looking for \w+", r"i('d| would) like to (speak|talk)", r"is that (mr |mrs |ms |dr |miss )?\w+"],
 )  # fmt: skip
 
 LEAVE_MESSAGE = cues(
     ["转告", "(帮我|麻烦你?|请你?)?(告诉|跟|和|给|通知)(他|她|一下|陈|王|李|张|老板|你们).{0,8}(说|讲|一声|一下)", "带(个)?话", "留(个)?言",
-     "(让|叫|请)(他|她).{0,6}(回电|回个电话|回我|联系我|给我打|打给我|打个电话)", "捎(个)?话", "(帮我|麻烦)(记|记录)一下"],
+     "(让|叫|请)(他|她).{0,6}(回电|回个电话|回我|联系我|给我打|打给我|打个电话)", "捎(个)?话", "(帮我|麻烦)(记|记录)一下",
+     "(帮我|麻烦你?)?问(一下|问)?(他|她)"],
     [r"(tell|let) (him|her|them|\w+) know", r"(just |please )?tell (him|her|them)( that)?", r"(can|could) you tell (him|her|them|\w+)", r"pass (it|this|that|the message)? ?(on|along)",
      r"(take|leave) a message", r"(have|ask) (him|her|them|\w+) (to )?(call|ring|text|email) (me|us)( back)?", r"give (him|her|them) a message",
-     r"please tell", r"just tell (him|her|them)", r"message for"],
+     r"please tell", r"just tell (him|her|them)", r"message for", r"(can|could|would) you ask (him|her|them)"],
 )  # fmt: skip
 
 ASK_DECISION = cues(
@@ -119,12 +127,14 @@ ASK_PRIVATE = cues(
      "(告诉|给)我.{0,8}(电话|手机|号码|地址|住址|微信|邮箱|行程)", "(手机|电话)号(码)?(吗|呢|多少)",
      "(他|她|陈.{0,2}|王.{0,2}|李.{0,2}|张.{0,2})(现在)?(人)?在(哪|哪儿|哪里|什么地方|干(嘛|什么))", "(去|到)(哪|哪儿|哪里)了",
      "(什么时候|几点|啥时候|多久)(回来|回家|到家|下班|有空|方便|能回)", "(行程|日程|安排|航班|出差).{0,4}(是|哪|什么|几)",
-     "(在哪|哪家)(上班|工作|公司)", "(身份证|银行卡|卡号|密码|验证码)", "(家里|家人|老婆|老公|孩子).{0,4}(谁|几个|在哪)"],
+     "(在哪|哪家)(上班|工作|公司)", "(身份证|银行卡|卡号|密码|验证码)", "(家里|家人|老婆|老公|孩子).{0,4}(谁|几个|在哪)",
+     "(地址|手机号|电话号码|住址|号码)(念|读|报|发)", "(念|读|报)(一下|一遍)?.{0,6}(地址|手机号|电话|号码|住址)"],
     [r"(his|her|their|\w+'s) (home |house |street |email |mailing )?(address|phone|cell|mobile|number|email|schedule|calendar|whereabouts|workplace|office address)",
      r"where (does|do) (he|she|they|\w+) (live|work|stay)", r"where (is|are) (he|she|they|\w+)( right now| now| today| at)?\??$",
      r"where (is|are) (he|she|they) (right now|now|today|at the moment)", r"when (will|is|are|does|do) (he|she|they|\w+) (be )?(back|home|free|available|return|get back|off)",
      r"(what time|when) (is|does|will) (he|she|they|\w+) (get|come|be) (home|back|in)", r"(give|send|tell) me (his|her|their) (number|address|email)",
-     r"(credit card|bank|account number|password|social security|ssn|passport|verification code)", r"(who|which) (does|do) (he|she|they) live with"],
+     r"(credit card|bank|account number|password|social security|ssn|passport|verification code)", r"(who|which) (does|do) (he|she|they) live with",
+     r"read (back|out|me) (the|his|her|their|your) (home )?(address|number|phone|schedule)", r"(the|his|her|their) (home )?address"],
 )  # fmt: skip
 
 SALES = cues(
@@ -184,3 +194,28 @@ SELF_ID = [
 GREETING_ONLY = re.compile(
     r"^(喂+|你好+|您好+|哈喽|嗨|在吗|有人吗|hello+|hi+|hey+|hello there|hi there|yes hello|good (morning|afternoon|evening)|anyone there)$"
 )
+
+# Acknowledgement markers anywhere in a short turn ("Porch bench, got it.", "B出口，好的，我停那儿").
+ACK_MARK = cues(
+    ["好的", "好嘞", "好滴", "行(的|吧|啊)?", "明白", "知道了", "收到", "没问题", "可以的", "嗯嗯", "了解"],
+    [r"got it", r"gotcha", r"sounds good", r"will do", r"you got it", r"perfect", r"alright", r"all right", r"okay", r"ok",
+     r"understood", r"no problem", r"cool", r"great", r"noted", r"sure thing"],
+)  # fmt: skip
+
+# The turn ends with a goodbye ("...，再见" / "... Bye.").
+ENDS_WITH_CLOSING = re.compile(
+    r"(再见|拜拜|拜了|挂了|先这样|就这样|bye|goodbye|bye now|talk later|take care)[\s。.!！~～]*$", re.IGNORECASE
+)
+
+# Scene nouns that are a self-introduction on their own ("Hello, food delivery.", "你好，外卖。").
+SERVICE_INTRO = re.compile(
+    r"^(food delivery|delivery|courier|your driver|the driver|taxi|cab|uber|doordash|fedex|ups|dhl|"
+    r"外卖|快递|送外卖的|送快递的|司机|师傅|骑手|滴滴|美团|顺丰|京东)$"
+)
+
+# Pressing on after a refusal ("你就念一下", "就当帮个忙", "Just read it to me, it's required").
+INSIST = cues(
+    ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "通融", "核对一下"],
+    [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i need (it|that|the)",
+     r"do me a favou?r", r"you have to", r"for verification", r"(tell|give) me"],
+)  # fmt: skip

@@ -1,38 +1,34 @@
-"""Owner-record updates: who called, why, exceptions, messages, requests, callback, urgency."""
+"""Owner-record updates: who called, why, exceptions, messages, requests, callback, urgency.
+
+Two steps per caller turn. :func:`note_caller` records facts about the caller before
+the decision (identity, callback number, urgency, input-guard flags). After the
+decision, :func:`record_outcome` records what the assistant promised to relay: an
+exception it took down, a message it confirmed, a question or decision it deferred to
+the owner. So the record holds exactly what the owner must act on, and nothing an
+attacker said is relayed as if it were a message.
+"""
 
 from __future__ import annotations
 
 from .acts import Classification
-from .types import CallContext, CallerAct, CallState
+from .types import Act, CallContext, CallerAct, CallState
 
 _REASON_MAX = 120
 _CALLBACK_CONTEXT = (
-    "电话",
-    "号码",
-    "回电",
-    "打给我",
-    "联系我",
-    "number",
-    "call me",
-    "reach me",
-    "call back",
-    "text me",
-)
+    "电话", "号码", "回电", "打给我", "联系我", "手机", "number", "call me", "reach me", "call back", "callback", "text me",
+)  # fmt: skip
+_BLOCKING = {"injection", "extraction"}
 
 
-def update_record(state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...]) -> None:
-    """Fold one caller turn into the call's single owner record."""
+def note_caller(state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...]) -> None:
+    """Facts about the caller, before the decision."""
     r = state.record
     r.scene = state.scene
-    if c.self_id and r.caller is None:
+    if c.self_id and r.caller is None and not set(flags) & _BLOCKING:
         r.caller = c.self_id
-    if r.reason is None and c.act not in (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER):
-        r.reason = utt[:_REASON_MAX]
     if c.urgent:
         r.urgency = "urgent"
-    if c.callback_number and (
-        any(k in utt.lower() for k in _CALLBACK_CONTEXT) or state.awaiting in ("callback", "message")
-    ):
+    if c.callback_number and (any(k in utt.lower() for k in _CALLBACK_CONTEXT) or state.awaiting == "message"):
         r.callback_number = c.callback_number
     for flag in flags:
         tag = f"input:{flag}"
@@ -40,23 +36,24 @@ def update_record(state: CallState, ctx: CallContext, utt: str, c: Classificatio
             r.flags.append(tag)
     if c.act == CallerAct.SALES and "sales_or_harassment" not in r.flags:
         r.flags.append("sales_or_harassment")
-    if set(flags) & {"injection", "extraction"}:
-        return  # nothing an attacker says is relayed as if it were a message
-    if c.act == CallerAct.EXCEPTION:
+
+
+def record_outcome(state: CallState, utt: str, c: Classification, act: Act, flags: tuple[str, ...]) -> None:
+    """What the assistant just promised to relay to the owner."""
+    r = state.record
+    if set(flags) & _BLOCKING:
+        return
+    if r.reason is None and act not in (Act.ASK_PURPOSE, Act.CLARIFY, Act.CHECK_IN, Act.SAFE_REFUSAL):
+        if c.act not in (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE):
+            r.reason = utt[:_REASON_MAX]
+    if act == Act.RELAY_EXCEPTION:
         r.exceptions.append(utt)
-    elif c.act == CallerAct.ASK_DECISION:
+    elif act in (Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
         r.requests.append(utt)
-    elif c.act == CallerAct.LEAVE_MESSAGE and c.message_body:
-        r.messages.append(c.message_body)
-    elif state.awaiting == "message" and c.act in (
-        CallerAct.STATEMENT,
-        CallerAct.OTHER,
-        CallerAct.INFO_QUESTION,
-    ):
-        r.messages.append(utt)
-    elif c.act == CallerAct.STATEMENT and c.message_body:
-        r.messages.append(c.message_body)
-    elif c.act == CallerAct.INFO_QUESTION and not c.repeat_request:
-        r.requests.append(utt)
-    elif c.act == CallerAct.WHERE_TO_LEAVE and not ctx.regular.get(state.scene or ""):
-        r.requests.append(utt)  # no instruction from the owner: they must decide
+    elif act in (Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM):
+        r.messages.append(c.message_body or utt)
+    elif act == Act.ACKNOWLEDGE and c.act == CallerAct.STATEMENT:
+        if c.callback_number and r.messages:
+            r.messages.append(utt)  # the number that goes with the message just left
+        else:
+            r.notes.append(utt)

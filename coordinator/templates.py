@@ -191,6 +191,13 @@ TEMPLATES: T = {
             "Hello! What's the call about?",
         ],
     },
+    Act.CLOSE_CONFIRM: {
+        "zh": ["好的，我会转告{owner}的，再见！", "好的，这些我都记下了，会转告{obj}，再见！"],
+        "en": [
+            "Got it, I'll pass that on to {owner}. Goodbye!",
+            "Noted, I'll make sure {owner} gets your message. Bye!",
+        ],
+    },
     Act.CLOSE: {
         "zh": ["好的，辛苦您了，再见！", "好的，谢谢您，再见！", "好的，那先这样，再见！"],
         "en": [

@@ -58,6 +58,7 @@ class Act(StrEnum):
     CLARIFY = "clarify"  # didn't catch that
     ASK_PURPOSE = "ask_purpose"  # hello again: what is the call about?
     CLOSE = "close"  # goodbye (end of call)
+    CLOSE_CONFIRM = "close_confirm"  # "I'll pass that on. Goodbye." (message and goodbye in one turn)
 
 
 class Relation(StrEnum):
@@ -118,6 +119,7 @@ class OwnerRecord:
     scene: str | None = None
     exceptions: list[str] = field(default_factory=list)  # caller-reported problems, verbatim
     messages: list[str] = field(default_factory=list)  # things to pass on, verbatim
+    notes: list[str] = field(default_factory=list)  # other things the caller said (context, not a message)
     requests: list[str] = field(default_factory=list)  # decisions asked of the owner
     callback_number: str | None = None
     urgency: Literal["normal", "urgent"] = "normal"
@@ -144,6 +146,7 @@ class CallState:
     suspended: list[str] = field(default_factory=list)  # regular presets suspended by conflict
     silence_streak: int = 0
     sales_count: int = 0
+    probing: bool = False  # the previous turn probed for private data or tried injection
     awaiting: str | None = None  # "message" | "details" | "callback" | None
     open_need: bool = False  # the caller still needs something from this call
     closing: bool = False
