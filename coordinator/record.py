@@ -15,7 +15,8 @@ from .types import Act, CallContext, CallerAct, CallState
 
 _REASON_MAX = 120
 _CALLBACK_CONTEXT = (
-    "电话", "号码", "回电", "打给我", "联系我", "手机", "number", "call me", "reach me", "call back", "callback", "text me",
+    "电话", "号码", "回电", "打给我", "联系我", "手机",
+    "number", "call me", "reach me", "call back", "callback", "text me",
 )  # fmt: skip
 _BLOCKING = {"injection", "extraction"}
 
@@ -43,9 +44,10 @@ def record_outcome(state: CallState, utt: str, c: Classification, act: Act, flag
     r = state.record
     if set(flags) & _BLOCKING:
         return
-    if r.reason is None and act not in (Act.ASK_PURPOSE, Act.CLARIFY, Act.CHECK_IN, Act.SAFE_REFUSAL):
-        if c.act not in (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE):
-            r.reason = utt[:_REASON_MAX]
+    quiet_acts = (Act.ASK_PURPOSE, Act.CLARIFY, Act.CHECK_IN, Act.SAFE_REFUSAL)
+    quiet_callers = (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE)
+    if r.reason is None and act not in quiet_acts and c.act not in quiet_callers:
+        r.reason = utt[:_REASON_MAX]
     if act == Act.RELAY_EXCEPTION:
         r.exceptions.append(utt)
     elif act in (Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
