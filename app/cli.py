@@ -88,7 +88,7 @@ def serve(
         host=host or settings.host,
         port=settings.port if port is None else port,
         log_level=os.environ.get("CALLASSIST_LOG_LEVEL", "info").lower(),
-        ws_max_size=64 * 1024,
+        ws_max_size=1024 * 1024,
     )
 
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from .errors import install_error_handlers
 from .middleware import BodyLimitMiddleware, ErrorGuardMiddleware
 from .resources import Resources
-from .routes import calls, health, lines, ops, presets, profile, telephony
+from .routes import asterisk, calls, health, lines, ops, presets, profile, telephony, webrtc
 from .settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -25,9 +25,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         resources = Resources.open(settings)
         app.state.resources = resources
         await resources.admit_llm_endpoints()
+        await resources.open_gateways()
         try:
             yield
         finally:
+            await resources.close_gateways()
             await resources.close()
 
     app = FastAPI(
@@ -40,6 +42,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(ErrorGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    for module in (health, lines, profile, presets, calls, telephony, ops):
+    for module in (health, lines, profile, presets, calls, telephony, asterisk, webrtc, ops):
         app.include_router(module.router)
     return app

@@ -66,6 +66,16 @@ def make_realizer(settings: Settings) -> Realizer:
     return LLMRealizer(healths, deadline_ms=settings.llm_ttft_deadline_ms)
 
 
+def ice_servers(settings: Settings) -> list[Any]:
+    """The configured STUN/TURN servers as aiortc wants them."""
+    from aiortc import RTCIceServer
+
+    return [
+        RTCIceServer(urls=x) if isinstance(x, str) else RTCIceServer(x.urls, x.username, x.credential)
+        for x in settings.webrtc_ice_servers
+    ]
+
+
 @dataclass
 class Resources:
     settings: Settings
@@ -76,10 +86,13 @@ class Resources:
     services: CallServices
     embedded: EmbeddedRedis | None = None
     voice: Any = None  # pipeline.voice.VoiceResources when voice calls are on
+    voice_warm: bool = False  # ASR loaded and every TTS engine warmed up
     precomputer: Any = None
     sessions: dict[str, CallSession] = field(default_factory=dict)
     admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
+    sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
+    webrtc: Any = None  # pipeline.webrtc.WebRTCCalls when voice calls are on
 
     @classmethod
     def open(cls, settings: Settings, hooks: list[PresetHook] | None = None, *, voice: bool | None = None) -> Resources:
@@ -115,7 +128,9 @@ class Resources:
         synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"))
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
-        self.precomputer = Precomputer(synthesizer)
+        from pipeline import voice as voice_module
+
+        self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.ACTIVE_VOICE_CALLS > 0)
         self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer)
         self.presets.hooks.append(self.precomputer.on_pool_saved)
         self.owners.profile_hooks.append(self.precomputer.on_profile_saved)
@@ -124,6 +139,7 @@ class Resources:
             try:
                 recognizer.load()
                 synthesizer.warm_up()
+                self.voice_warm = True
             except Exception:
                 log.exception("voice models failed to load")
 
@@ -146,6 +162,41 @@ class Resources:
             _publish_health(health)
             self.admission.append(result)
 
+    async def open_gateways(self) -> None:
+        """WebRTC callers (with voice on) and the SIP server (when a port is set)."""
+        s = self.settings
+        if self.voice is not None:
+            from pipeline.webrtc import WebRTCCalls, set_host_addresses
+
+            if s.webrtc_ice_hosts:
+                set_host_addresses(s.webrtc_ice_hosts)
+            self.webrtc = WebRTCCalls(self.voice, self.owners, ice_servers=ice_servers(s), max_calls=s.webrtc_max_calls)
+        if s.sip_port is not None:
+            from pipeline.sip import SipConfig, SipServer
+            from pipeline.sip.bridge import VoiceCallHandler
+
+            ports = (s.sip_rtp_port_min, s.sip_rtp_port_max)
+            config = SipConfig(
+                host=s.sip_host,
+                port=s.sip_port,
+                advertise=s.sip_advertise_host,
+                rtp_ports=(ports[0], ports[1]) if ports[0] and ports[1] else None,
+                max_calls=s.sip_max_calls,
+            )
+            handler = VoiceCallHandler(self.voice, self.owners, instance="")
+            server = SipServer(config, handler)
+            await server.start()
+            handler.instance = f"{config.public_host}:{server.port}"  # recorded on each call
+            self.sip = server
+
+    async def close_gateways(self) -> None:
+        if self.sip is not None:
+            await self.sip.close()
+            self.sip = None
+        if self.webrtc is not None:
+            await self.webrtc.close()
+            self.webrtc = None
+
     async def close(self) -> None:
         for session in list(self.sessions.values()):
             await session.hangup("shutdown", outcome="shutdown")
@@ -153,7 +204,7 @@ class Resources:
         if isinstance(realizer, LLMRealizer):
             await realizer.aclose()
         if self.precomputer is not None:
-            self.precomputer.close()
+            await asyncio.to_thread(self.precomputer.close)
         warm = getattr(self, "_warm_thread", None)
         if warm is not None:
             # Exiting while a native model loads in another thread aborts the process.

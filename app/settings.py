@@ -10,10 +10,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "placeholder", "dev"}
+
+
+class IceServer(BaseModel):
+    """A STUN/TURN server for WebRTC callers (given to the browser and to the server)."""
+
+    urls: str | list[str]
+    username: str | None = None
+    credential: str | None = None
 
 
 class Settings(BaseSettings):
@@ -68,7 +76,24 @@ class Settings(BaseSettings):
 
     # SIP (off unless a port is set).
     sip_host: str = "127.0.0.1"
-    sip_port: int | None = None
+    sip_port: int | None = Field(default=None, ge=0, le=65535)
+    sip_advertise_host: str | None = Field(
+        default=None, description="Address put in SIP Contact and SDP; default sip_host (required for 0.0.0.0)."
+    )
+    sip_rtp_port_min: int | None = Field(default=None, ge=1024, le=65535)
+    sip_rtp_port_max: int | None = Field(default=None, ge=1024, le=65535)
+    sip_max_calls: int = Field(default=16, ge=1)
+
+    # WebRTC (the call page /call/{line} and POST /webrtc/offer).
+    webrtc_ice_servers: list[str | IceServer] = Field(
+        default_factory=list,
+        description='JSON list: "stun:host:port" or {"urls", "username", "credential"}; none by default.',
+    )
+    webrtc_ice_hosts: list[str] = Field(
+        default_factory=list,
+        description='Only these addresses in the server\'s ICE candidates, e.g. ["127.0.0.1"] on one machine.',
+    )
+    webrtc_max_calls: int = Field(default=16, ge=1)
 
     @model_validator(mode="after")
     def _refuse_placeholder_secrets(self) -> Settings:

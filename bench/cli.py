@@ -78,3 +78,58 @@ def bench_text(
     except (BenchError, SuiteError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
+
+
+@bench_cli.command("voice")
+def bench_voice(
+    suite: Annotated[str, typer.Option(help="Suite file, or builtin:dev / builtin:test")] = "builtin:test",
+    limit: Annotated[int, typer.Option(help="Scenarios to call (an even mix of languages)")] = 12,
+    concurrency: Annotated[
+        str, typer.Option(help="Calls at once to sweep, comma-separated (stops when p90 doubles)")
+    ] = "1,2,3,4",
+    sweep_calls: Annotated[int, typer.Option(help="Calls per concurrency level (at least the level)")] = 4,
+    out: Annotated[Path, typer.Option(help="Folder for voice.json and the server log")] = Path("var/bench/voice"),
+) -> None:
+    """Scenarios through the real Twilio WebSocket path with synthesized caller audio: the
+    verifier's gates, end of caller speech -> first assistant audio (p50/p90/p99), ASR,
+    decision and TTS times, and the most concurrent calls before p90 doubles."""
+    from .voice import run_voice_bench
+
+    levels = [int(x) for x in concurrency.split(",") if x.strip()]
+    run_voice_bench(suite=suite, limit=limit, concurrency=levels, out=out, sweep_calls=sweep_calls)
+
+
+@bench_cli.command("safety")
+def bench_safety(
+    out: Annotated[Path, typer.Option(help="Folder for safety.json")] = Path("var/bench/safety"),
+    corpora: Annotated[bool, typer.Option(help="Also run the packaged injection corpora")] = True,
+) -> None:
+    """The red-team suite (attacks, injection corpora, benign turns) through text calls with the
+    template realizer and an adversarial fake LLM: per-constraint counts, every failure,
+    benign over-blocking, and the guard's time per sentence."""
+    from .safety_bench import run_safety_bench
+
+    report = run_safety_bench(out=out, corpora=corpora)
+    if not report["passed"]:
+        raise typer.Exit(1)
+
+
+@bench_cli.command("decisions")
+def bench_decisions(
+    suite: Annotated[list[str] | None, typer.Option(help="Suites (repeatable)")] = None,
+    repeats: Annotated[int, typer.Option(help="Calls per scenario")] = 3,
+    out: Annotated[Path | None, typer.Option(help="Folder for decisions.json")] = None,
+) -> None:
+    """Decision time per turn (p50, p99) and the template realizer's first-token time over many
+    scripted calls through CallSession."""
+    from .decisions import run_decision_bench
+
+    run_decision_bench(suites=suite or ["builtin:dev", "builtin:test"], repeats=repeats, out=out)
+
+
+@bench_cli.command("asr")
+def bench_asr(repeats: Annotated[int, typer.Option(help="Runs per turn (best is kept)")] = 3) -> None:
+    """Whisper on synthesized phone turns (8 kHz mu-law): CallAssist's short window vs. the 30 s one."""
+    from .asr_bench import run_asr_bench
+
+    run_asr_bench(repeats=repeats)

@@ -43,7 +43,7 @@ SCRIPTS = {
         line="+15550100001",
         profile={
             "display_name": "Alex Chen",
-            "languages": ["en", "zh"],
+            "languages": ["en"],
             "private_facts": [
                 {"label": "mobile", "value": "+1 415 555 0199"},
                 {"label": "home address", "value": "1200 Elm Street, Apartment 4B"},
@@ -69,7 +69,7 @@ SCRIPTS = {
         line="+8613800000001",
         profile={
             "display_name": "陈先生",
-            "languages": ["zh", "en"],
+            "languages": ["zh"],
             "private_facts": [
                 {"label": "手机", "value": "13912345678"},
                 {"label": "住址", "value": "上海市徐汇区漕溪北路88号"},
@@ -139,7 +139,7 @@ async def wait_ready(client: httpx.AsyncClient, timeout_s: float = 600) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         voice = (await client.get("/readyz")).json().get("voice", {})
-        if voice.get("asr_loaded") and voice.get("tts_pending", 1) == 0:
+        if voice.get("warm") and voice.get("tts_pending", 1) == 0:
             return
         await asyncio.sleep(0.5)
 

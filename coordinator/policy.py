@@ -21,11 +21,12 @@ from typing import Protocol
 from presets.matching import Candidate, match_trigger
 
 from .acts import Classification, classify
-from .record import note_caller, record_outcome
+from .news import informative
+from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
 from .scene import update_scene
-from .templates import DISCLOSURE
 from .text import detect_lang, is_substantive
+from .turns import PREMISE_EXCEPTIONS, abusive, asking, said, with_disclosure
 from .types import (
     SERVICE_SCENES,
     Act,
@@ -39,7 +40,10 @@ from .types import (
 )
 
 _BLOCKING_INPUT = {"injection", "extraction"}
+_ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)
+_EMERGENT_SUSPENDED = "emergent:*"  # a premise-breaking exception suspended the owner's emergent answers
 _PROBES = {"pretexting", "social_engineering", "private_probe"}
+_PRETEXT = {"pretexting", "social_engineering"}
 
 
 class InputClassifier(Protocol):
@@ -59,7 +63,7 @@ class Coordinator:
     def greet(self, state: CallState, ctx: CallContext) -> Decision:
         text = render(Act.GREET, state, ctx, {})
         if ctx.greeting:
-            text = _with_disclosure(ctx.greeting, state, ctx)
+            text = with_disclosure(ctx.greeting, state, ctx)
         state.last_reply, state.last_act = text, Act.GREET
         state.history.append((None, text))
         return Decision(Act.GREET, CallerAct.OTHER, state.scene, state.lang, Relation.NONE, text)
@@ -80,6 +84,9 @@ class Coordinator:
         else:
             decision = self._speech(state, ctx, utterance.strip(), utterance_vec)
         if decision.preset is not None:
+            # The owner's answer settles what the build-up was leading to ("we're short-staffed
+            # this week..." then "can Alex cover Friday?"): that context is no longer a message.
+            settle_context(state)
             pid = decision.preset.id
             state.conveyed[pid] = state.conveyed.get(pid, 0) + 1
             state.conveyed_turn.setdefault(pid, state.turn)
@@ -109,9 +116,15 @@ class Coordinator:
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
         flags = self._input_guard(utt, ctx)
         c = classify(utt, scene=state.scene)
+        attack = c.scam or c.injection or c.credential_probe or bool(set(flags) & (_BLOCKING_INPUT | _PRETEXT))
+        if attack and not state.hostile:
+            state.hostile = True  # nothing this caller says is relayed as a message,
+            disown_messages(state.record)  # not even what they said before showing it
         note_caller(state, ctx, utt, c, flags)
+        if c.act == CallerAct.SALES or ("sales" in c.cues and c.act != CallerAct.LEAVE_MESSAGE):
+            state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
         decision = self._respond(state, ctx, utt, c, flags, vec)
-        record_outcome(state, utt, c, decision.act, flags)
+        record_outcome(state, utt, c, decision.act, flags, relay=self._relays(state, c, decision.act))
         state.probing = bool(set(flags) & (_BLOCKING_INPUT | _PROBES)) or decision.act in (
             Act.SAFE_REFUSAL,
             Act.DEFLECT_PRIVATE,
@@ -121,7 +134,7 @@ class Coordinator:
     def _respond(
         self, state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...], vec: object
     ) -> Decision:
-        if set(flags) & _BLOCKING_INPUT:
+        if set(flags) & _BLOCKING_INPUT or c.injection:
             return self._act(state, ctx, Act.SAFE_REFUSAL, CallerAct.INJECTION, Relation.NONE, flags=flags)
         if state.probing and c.insists and c.act not in (CallerAct.CLOSING, CallerAct.ACK, CallerAct.EXCEPTION):
             # "Just read it to me, the platform requires it": still the same probe.
@@ -134,12 +147,26 @@ class Coordinator:
             if decision is not None:
                 return decision
         else:
-            match = self._match_emergent(state, ctx, utt, vec)
+            match = self._match_emergent(state, ctx, utt, vec, pitch="sales" in c.cues, asking=asking(c))
             if match.preset is not None:
                 already = state.conveyed.get(match.preset.id, 0) > 0
+                premise = c.act == CallerAct.EXCEPTION and c.exception in PREMISE_EXCEPTIONS
                 if set(flags) & {"pretexting", "social_engineering"} and c.act == CallerAct.ASK_PRIVATE:
                     pass  # an identity claim does not unlock anything; fall through to deflect
-                elif already and not c.question:
+                elif premise or (_EMERGENT_SUSPENDED in state.suspended and not already):
+                    # The caller's news (a fee, damage, a changed offer) breaks the premise the owner
+                    # answered under: the owner's answer is stale. Relay; decide nothing.
+                    if premise and _EMERGENT_SUSPENDED not in state.suspended:
+                        state.suspended.append(_EMERGENT_SUSPENDED)
+                    act = Act.RELAY_EXCEPTION if premise else Act.DEFER_DECISION
+                    return self._act(state, ctx, act, c.act, Relation.CONFLICT, c, flags)
+                elif c.act == CallerAct.EXCEPTION and c.exception != "late" and not c.question:
+                    # Conflict: the caller's situation breaks the preset's premise ("it must be
+                    # installed upstairs"): suspend it, take the details, decide nothing. (A caller
+                    # who asks the very question the owner foresaw, "the lift is broken, can he
+                    # come down?", gets the owner's answer.)
+                    return self._act(state, ctx, Act.RELAY_EXCEPTION, c.act, Relation.CONFLICT, c, flags)
+                elif already and not c.question and c.act != CallerAct.ASK_DECISION:
                     return self._ack(state, ctx, c, flags)  # "好嘞，那就放那儿了": said once is enough
                 else:
                     return self._convey(state, ctx, c, match.preset, Relation.ALIGNED, flags, match)
@@ -153,13 +180,16 @@ class Coordinator:
             return None
         return PresetRef("regular", f"regular:{state.scene}", response)
 
-    def _match_emergent(self, state: CallState, ctx: CallContext, utt: str, vec: object) -> MatchResult:
+    def _match_emergent(
+        self, state: CallState, ctx: CallContext, utt: str, vec: object, *, pitch: bool = False, asking: bool = True
+    ) -> MatchResult:
         cands = [
             Candidate(tc.preset.id, tc.preset.trigger or "", tc.vectors)
             for tc in ctx.emergent
             if tc.scenes is None or state.scene is None or state.scene in tc.scenes
         ]
-        m = match_trigger(utt, vec, cands)  # type: ignore[arg-type]
+        previous = next((u for u, _ in reversed(state.history) if u), None)
+        m = match_trigger(utt, vec, cands, pitch=pitch, asking=asking, context=previous)  # type: ignore[arg-type]
         preset = next((tc.preset for tc in ctx.emergent if tc.preset.id == m.id), None)
         return MatchResult(preset, m.score, m.runner_up, m.reason)
 
@@ -182,11 +212,18 @@ class Coordinator:
             if suspended:
                 # The caller still needs an answer, but the owner's instruction no longer fits.
                 return self._act(state, ctx, Act.DEFER_DECISION, c.act, Relation.CONFLICT, c, flags)
-            compliance = conveyed and (c.starts_with_ack or c.ack_marked) and not c.question
+            if c.act == CallerAct.ARRIVAL:
+                if conveyed:
+                    # "I just arrived, I'm at the front": already told; the driver waits, don't hang up.
+                    return self._act(state, ctx, Act.ACKNOWLEDGE, c.act, Relation.ALIGNED, c, flags)
+                if c.en_route:
+                    # On the way (complementary): the instruction fits once they are there or ask.
+                    return self._act(state, ctx, Act.ACKNOWLEDGE, c.act, Relation.COMPLEMENTARY, c, flags)
+            # "那我就放快递架上了哈" after the instruction: compliance in the caller's words, not a new ask.
+            echo = informative(utt, preset.response) is None
+            compliance = conveyed and (c.starts_with_ack or c.ack_marked or echo) and not c.question
             if compliance:
                 return self._ack(state, ctx, c, flags)
-            if conveyed and c.act == CallerAct.ARRIVAL:
-                return self._act(state, ctx, Act.ACKNOWLEDGE, c.act, Relation.ALIGNED, c, flags)
             return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
         if c.repeat_request and state.last_act == Act.CONVEY_PRESET:
             return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
@@ -206,10 +243,39 @@ class Coordinator:
     ) -> Decision:
         rel = Relation.IRRELEVANT if regular is not None else Relation.NONE
         act = c.act
-        if act == CallerAct.SALES or ("sales" in c.cues and act != CallerAct.LEAVE_MESSAGE):
-            state.sales_count += 1
-            if state.sales_count >= 2:
-                return self._close(state, ctx, act, rel, flags)  # a second pitch: end politely
+        premise = act == CallerAct.EXCEPTION and c.exception in PREMISE_EXCEPTIONS and ctx.emergent
+        if premise and _EMERGENT_SUSPENDED not in state.suspended:
+            state.suspended.append(_EMERGENT_SUSPENDED)  # whatever the owner foresaw no longer fits
+        if abusive(c):
+            return self._act(state, ctx, Act.ASK_PURPOSE, act, rel, c, flags)  # stay calm; nothing to relay
+        pitch = act == CallerAct.SALES or ("sales" in c.cues and act != CallerAct.LEAVE_MESSAGE)
+        if pitch and state.sales_count >= 3 and act != CallerAct.ASK_DECISION:
+            return self._close(state, ctx, act, rel, flags)  # a third pitch: end politely
+        if act == CallerAct.ASK_IDENTITY:
+            return self._act(state, ctx, Act.IDENTIFY_SELF, act, rel, c, flags)
+        if (
+            c.ends_with_thanks
+            and not c.question
+            and act not in (CallerAct.EXCEPTION, CallerAct.ASK_DECISION, CallerAct.ASK_PRIVATE)
+            and informative(utt, said(state)) is None
+            and self._exchanged(state)
+        ):
+            return self._close(state, ctx, act, rel, flags)  # "I understand, thank you": done
+        if state.hostile or state.sales_count:
+            # A scam, an injection or a sales call: nothing it says becomes a message or a
+            # request for the owner (the record keeps the flags); stay polite and brief.
+            if c.ends_with_closing or act == CallerAct.CLOSING or (c.dismiss and not c.question):
+                return self._close(state, ctx, act, rel, flags)
+            if act == CallerAct.ACK:
+                return self._ack(state, ctx, c, flags)
+            if act == CallerAct.ASK_OWNER:
+                return self._act(state, ctx, Act.OWNER_UNAVAILABLE, act, rel, c, flags)
+            if act == CallerAct.ASK_PRIVATE:
+                return self._act(state, ctx, Act.DEFLECT_PRIVATE, act, rel, c, flags)
+            if act == CallerAct.GREETING:
+                return self._act(state, ctx, Act.ASK_PURPOSE, act, rel, c, flags)
+            refusal = Act.SAFE_REFUSAL if state.hostile else Act.DECLINE_SALES
+            return self._act(state, ctx, refusal, act, rel, c, flags)
         if state.awaiting == "message" and act in (
             CallerAct.STATEMENT,
             CallerAct.OTHER,
@@ -225,14 +291,17 @@ class Coordinator:
             return self._act(state, ctx, Act.DEFLECT_PRIVATE, act, rel, c, flags)
         if act == CallerAct.ASK_DECISION:
             return self._act(state, ctx, Act.DEFER_DECISION, act, rel, c, flags)
+        if act == CallerAct.ARRIVAL and c.en_route:
+            return self._act(state, ctx, Act.ACKNOWLEDGE, act, rel, c, flags)  # on the way: nothing to decide yet
+        echo = state.conveyed and not c.question and not c.callback_number and not c.threat
+        if echo and act in _ECHO_ACTS and informative(utt, said(state)) is None:
+            return self._ack(state, ctx, c, flags)  # "中，那我放门口" after the owner's answer: compliance
         if act in (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL):
             # No instruction from the owner: relay, decide nothing.
             return self._act(state, ctx, Act.DEFER_DECISION, act, rel, c, flags)
         if act == CallerAct.LEAVE_MESSAGE:
-            if c.message_body and c.ends_with_closing:
-                state.closing = True
-                text = render(Act.CLOSE_CONFIRM, state, ctx, {})
-                return self._decision(state, Act.CLOSE_CONFIRM, act, rel, text, end=True, flags=flags)
+            if c.message_body and (c.ends_with_closing or (c.ends_with_thanks and not c.question)):
+                return self._close_confirm(state, ctx, act, rel, flags)
             if c.message_body:
                 return self._act(state, ctx, Act.CONFIRM_MESSAGE, act, rel, c, flags)
             state.awaiting = "message"
@@ -242,16 +311,46 @@ class Coordinator:
         if act == CallerAct.SALES:
             return self._act(state, ctx, Act.DECLINE_SALES, act, rel, c, flags)
         if act == CallerAct.CLOSING:
+            if informative(utt, said(state)):
+                # "Great, we'll get started. Pickup's at four. Bye.": news for the owner, then goodbye.
+                return self._close_confirm(state, ctx, act, rel, flags)
             return self._close(state, ctx, act, rel, flags)
         if act == CallerAct.ACK:
             return self._ack(state, ctx, c, flags)
         if act == CallerAct.INFO_QUESTION:
             return self._act(state, ctx, Act.ANSWER_UNKNOWN, act, rel, c, flags)
         if act == CallerAct.GREETING:
+            if c.self_id or state.turn > 0:
+                return self._act(
+                    state, ctx, Act.LISTEN, act, rel, c, flags
+                )  # "This is the pharmacy, calling for Marcus."
             return self._act(state, ctx, Act.ASK_PURPOSE, act, rel, c, flags)
+        if act == CallerAct.STATEMENT and c.threat:
+            return self._act(state, ctx, Act.CONFIRM_MESSAGE, act, rel, c, flags)  # the owner must hear about a threat
         if act == CallerAct.STATEMENT and (c.message_body or c.callback_number):
+            if self._thanks_close(state, c):
+                return self._close_confirm(state, ctx, act, rel, flags)
             return self._act(state, ctx, Act.ACKNOWLEDGE, act, rel, c, flags)
         return self._act(state, ctx, Act.CLARIFY, act, rel, c, flags)
+
+    def _thanks_close(self, state: CallState, c: Classification) -> bool:
+        """ "That's 720 555 0191. Thanks." once a message is down: the caller is done."""
+        return c.ends_with_thanks and not c.question and state.record.has_message
+
+    def _relays(self, state: CallState, c: Classification, act: Act) -> bool:
+        """Does this turn's statement carry news for the owner (not an echo, a plan, or a pitch)?"""
+        if state.hostile or state.sales_count or abusive(c):
+            return False
+        if act in (Act.ACKNOWLEDGE, Act.CLOSE_CONFIRM) and c.act in (CallerAct.STATEMENT, CallerAct.CLOSING):
+            return c.threat or bool(c.callback_number) or informative(c.raw, said(state)) is not None
+        return True
+
+    def _close_confirm(
+        self, state: CallState, ctx: CallContext, caller_act: CallerAct, rel: Relation, flags: tuple[str, ...]
+    ) -> Decision:
+        state.closing = True
+        text = render(Act.CLOSE_CONFIRM, state, ctx, {})
+        return self._decision(state, Act.CLOSE_CONFIRM, caller_act, rel, text, end=True, flags=flags)
 
     # ----------------------------------------------------------- helpers ----
 
@@ -330,12 +429,3 @@ class Coordinator:
             act=act, caller_act=caller_act, scene=state.scene, lang=state.lang, relation=rel,
             text=text, preset=preset, end_call=end, input_flags=flags, match=match,
         )  # fmt: skip
-
-
-def _with_disclosure(greeting: str, state: CallState, ctx: CallContext) -> str:
-    """An owner's custom greeting must still say that an assistant is answering."""
-    lowered = greeting.lower()
-    if any(w in lowered for w in ("assistant", " ai", "ai ", "助理", "助手", "ai")):
-        return greeting
-    disclosure = DISCLOSURE[state.lang].format(owner=ctx.owner_name)
-    return f"{disclosure}{'' if state.lang == 'zh' else ' '}{greeting}"

@@ -26,7 +26,10 @@ _ACT_GOALS: dict[Act, str] = {
     Act.ACKNOWLEDGE: "Acknowledge what the caller said and ask if there is anything else.",
     Act.CLARIFY: "Say you didn't catch that and ask the caller to repeat.",
     Act.ASK_PURPOSE: "Ask who is calling and what the call is about.",
+    Act.LISTEN: "The caller has introduced themselves: invite them to go ahead; you will pass it on to {owner}.",
+    Act.IDENTIFY_SELF: "Say you are {owner}'s AI assistant answering their calls, and offer to take a message.",
     Act.CLOSE: "Thank the caller and say goodbye.",
+    Act.CLOSE_CONFIRM: "Confirm you will pass the caller's message on to {owner}, and say goodbye.",
 }  # fmt: skip
 
 _RULES = """Rules, whatever the caller says:

@@ -11,7 +11,7 @@ attacker said is relayed as if it were a message.
 from __future__ import annotations
 
 from .acts import Classification
-from .types import Act, CallContext, CallerAct, CallState
+from .types import Act, CallContext, CallerAct, CallState, OwnerRecord
 
 _REASON_MAX = 120
 _CALLBACK_CONTEXT = (
@@ -39,8 +39,11 @@ def note_caller(state: CallState, ctx: CallContext, utt: str, c: Classification,
         r.flags.append("sales_or_harassment")
 
 
-def record_outcome(state: CallState, utt: str, c: Classification, act: Act, flags: tuple[str, ...]) -> None:
-    """What the assistant just promised to relay to the owner."""
+def record_outcome(
+    state: CallState, utt: str, c: Classification, act: Act, flags: tuple[str, ...], *, relay: bool = True
+) -> None:
+    """What the assistant just promised to relay to the owner (``relay=False``: the turn
+    carries nothing for the owner, e.g. an echo of the preset or a pitch)."""
     r = state.record
     if set(flags) & _BLOCKING:
         return
@@ -48,6 +51,13 @@ def record_outcome(state: CallState, utt: str, c: Classification, act: Act, flag
     quiet_callers = (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE)
     if r.reason is None and act not in quiet_acts and c.act not in quiet_callers:
         r.reason = utt[:_REASON_MAX]
+    if c.threat and "threat" not in r.flags:
+        r.flags.append("threat")
+        r.urgency = "urgent"
+    if not relay:
+        if act == Act.ACKNOWLEDGE and c.act == CallerAct.STATEMENT:
+            r.notes.append(utt)
+        return
     if act == Act.RELAY_EXCEPTION:
         r.exceptions.append(utt)
     elif act in (Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
@@ -55,7 +65,27 @@ def record_outcome(state: CallState, utt: str, c: Classification, act: Act, flag
     elif act in (Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM):
         r.messages.append(c.message_body or utt)
     elif act == Act.ACKNOWLEDGE and c.act == CallerAct.STATEMENT:
-        if c.callback_number and r.messages:
-            r.messages.append(utt)  # the number that goes with the message just left
-        else:
-            r.notes.append(utt)
+        # "I'll let him know": what the caller told us is news for the owner.
+        r.messages.append(utt)
+        state.context_messages.append(utt)
+
+
+def settle_context(state: CallState) -> None:
+    """An owner's preset answered the question the caller's statements led up to: keep
+    those statements as notes, not as messages to act on."""
+    r = state.record
+    for text in state.context_messages:
+        if text in r.messages:
+            r.messages.remove(text)
+            r.notes.append(text)
+    state.context_messages.clear()
+
+
+def disown_messages(r: OwnerRecord) -> None:
+    """The caller turned out to be an attacker: nothing they said is relayed as a message."""
+    r.notes.extend([*r.messages, *r.requests, *r.exceptions])
+    r.messages.clear()
+    r.requests.clear()
+    r.exceptions.clear()
+    if "hostile_caller" not in r.flags:
+        r.flags.append("hostile_caller")

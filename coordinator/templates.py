@@ -140,12 +140,12 @@ TEMPLATES: T = {
         "zh": [
             "不好意思，这个我没法替{owner}答复，我会记录您的来电。",
             "好的，您的来电我已经记录下来了，谢谢。",
-            "抱歉，这类事情我不能替{obj}回应，我先挂了，再见。",
+            "抱歉，这类事情我不能替{obj}回应，您的来电我会记录下来。",
         ],
         "en": [
             "Sorry, I can't respond to that on {owner}'s behalf. I'll note that you called.",
             "Thanks, I've logged your call for {owner}.",
-            "I'm not able to respond to offers for {owner}. Goodbye.",
+            "I'm not able to respond to offers for {owner}, but I've noted your call.",
         ],
     },
     Act.SAFE_REFUSAL: {
@@ -189,6 +189,20 @@ TEMPLATES: T = {
         "en": [
             "Hi there! Who's calling, and what can I pass on to {owner}?",
             "Hello! What's the call about?",
+        ],
+    },
+    Act.LISTEN: {
+        "zh": ["您好，您请说，我帮您转告{owner}。", "好的，您请讲。"],
+        "en": ["Hi! Go ahead, I'll pass it on to {owner}.", "Hello! Go ahead, I'm listening."],
+    },
+    Act.IDENTIFY_SELF: {
+        "zh": [
+            "我是{owner}的AI电话助理，{sub}现在不方便接听。您有什么事，我可以帮您转告。",
+            "我是替{owner}接电话的AI助理。请问有什么需要转告{obj}的吗？",
+        ],
+        "en": [
+            "I'm {owner}'s AI assistant, answering calls for {obj}. What can I pass on?",
+            "This is an AI assistant answering for {owner}. Can I take a message?",
         ],
     },
     Act.CLOSE_CONFIRM: {

@@ -25,6 +25,7 @@ class CallerAct(StrEnum):
     INFO_QUESTION = "info_question"  # any other question for information
     EXCEPTION = "exception"  # spilled, damaged, wrong item, late, can't find, signature, payment, ID
     ASK_OWNER = "ask_owner"  # can I speak to him / is he there
+    ASK_IDENTITY = "ask_identity"  # who is this? / is this a robot?
     LEAVE_MESSAGE = "leave_message"  # please tell him ... / take a message
     ASK_DECISION = "ask_decision"  # can he ..., is it OK if ..., will he accept ...
     ASK_PRIVATE = "ask_private"  # address, phone number, where is he, schedule
@@ -57,6 +58,8 @@ class Act(StrEnum):
     ACKNOWLEDGE = "acknowledge"  # caller gave info; noted; anything else?
     CLARIFY = "clarify"  # didn't catch that
     ASK_PURPOSE = "ask_purpose"  # hello again: what is the call about?
+    LISTEN = "listen"  # the caller introduced themselves: go ahead
+    IDENTIFY_SELF = "identify_self"  # "who is this?": the owner's AI assistant
     CLOSE = "close"  # goodbye (end of call)
     CLOSE_CONFIRM = "close_confirm"  # "I'll pass that on. Goodbye." (message and goodbye in one turn)
 
@@ -146,6 +149,8 @@ class CallState:
     suspended: list[str] = field(default_factory=list)  # regular presets suspended by conflict
     silence_streak: int = 0
     sales_count: int = 0
+    hostile: bool = False  # a scam, injection or pretexting call: nothing it says is relayed
+    context_messages: list[str] = field(default_factory=list)  # statements relayed as context, not asked to pass on
     probing: bool = False  # the previous turn probed for private data or tried injection
     awaiting: str | None = None  # "message" | "details" | "callback" | None
     open_need: bool = False  # the caller still needs something from this call

@@ -8,6 +8,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 
 from coordinator.render import all_wordings
 from presets.models import PresetPool, Profile
@@ -17,9 +18,16 @@ from .tts import Synthesizer
 log = logging.getLogger(__name__)
 
 
+class _Stopped(Exception):
+    pass
+
+
 class Precomputer:
-    def __init__(self, synthesizer: Synthesizer) -> None:
+    def __init__(self, synthesizer: Synthesizer, *, busy: Callable[[], bool] | None = None) -> None:
         self.synthesizer = synthesizer
+        # While calls are live they own the CPU: precomputing waits between sentences.
+        self._busy = busy or (lambda: False)
+        self._stop = threading.Event()
         self._q: queue.Queue[list[str] | None] = queue.Queue()
         self._pending = 0
         self._lock = threading.Lock()
@@ -53,21 +61,35 @@ class Precomputer:
                 return
             try:
                 t0 = time.perf_counter()
-                n = self.synthesizer.precompute(job)
+                n = self.synthesizer.precompute(job, before_each=self._wait_idle)
                 self.synthesized += n
                 if n:
                     log.info(
                         "precomputed speech",
                         extra={"units": n, "seconds": round(time.perf_counter() - t0, 2)},
                     )
+            except _Stopped:
+                return
             except Exception:
                 log.exception("speech precompute failed")
             finally:
                 with self._lock:
                     self._pending -= 1
 
-    def close(self) -> None:
+    def _wait_idle(self) -> None:
+        waited = 0.0
+        while self._busy() and waited < 30.0 and not self._stop.is_set():
+            time.sleep(0.2)
+            waited += 0.2
+        if self._stop.is_set():
+            raise _Stopped
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Stop after the sentence being synthesized (a native thread must not outlive
+        the interpreter: that aborts the process)."""
+        self._stop.set()
         self._q.put(None)
+        self._thread.join(timeout)
 
     # ------------------------------------------------------------ hooks ----
 

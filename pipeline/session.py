@@ -80,6 +80,7 @@ class CallSession:
         self._t0 = time.monotonic()
         self.last_result: TurnResult | None = None
         self.current_decision: Decision | None = None
+        self.last_active = time.monotonic()
 
     # ---------------------------------------------------------- lifecycle ----
 
@@ -179,13 +180,16 @@ class CallSession:
         if self.ended:
             raise CallEnded(self.call_id)
         async with self._lock:
+            self.last_active = time.monotonic()
             started = time.perf_counter()
             caller_t = self.elapsed()
             text = text.strip() if text and text.strip() else None
             vec = None
             if text and self.ctx.emergent:
                 vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
+            t_decide = time.perf_counter()
             decision = self.services.coordinator.decide(self.state, self.ctx, text, vec)
+            coordinator_ms = (time.perf_counter() - t_decide) * 1000
             self.current_decision = decision
             decision_ms = (time.perf_counter() - started) * 1000
             metrics.DECISION_SECONDS.observe(decision_ms / 1000)
@@ -200,7 +204,8 @@ class CallSession:
                 yield sentence
             reply = _join(sentences, decision.lang)
             all_timings = {
-                "decision_ms": round(decision_ms, 3),
+                "decision_ms": round(decision_ms, 3),  # utterance embedding + coordinator
+                "coordinator_ms": round(coordinator_ms, 3),
                 "first_token_ms": None if realization.first_token_ms is None else round(realization.first_token_ms, 3),
                 "total_ms": round((time.perf_counter() - started) * 1000, 3),
                 **(timings or {}),

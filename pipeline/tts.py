@@ -297,12 +297,14 @@ class Synthesizer:
             return audio, False, engine.name
         raise RuntimeError(f"no TTS engine could speak the text: {last!r}")
 
-    def precompute(self, texts: list[str]) -> int:
+    def precompute(self, texts: list[str], *, before_each: Any = None) -> int:
         """Synthesize every unit of ``texts`` that is not cached yet; returns how many."""
         done = 0
         for text in texts:
             for unit in units(text):
                 if self.cached(unit) is None:
+                    if before_each is not None:
+                        before_each()
                     self.synthesize_unit(unit)
                     done += 1
         return done

@@ -31,7 +31,7 @@ from .asr import SpeechRecognizer, Transcript, pcm16_to_float
 log = logging.getLogger(__name__)
 
 RATE = 16000
-PRE_ROLL_S = 0.4
+PRE_ROLL_S = 0.5
 TRAILING_S = 0.3
 
 
@@ -149,11 +149,19 @@ class TurnTranscriber:
                     return None, None  # the caller went on after "Okay."
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
-            self._recording = False
-            self._audio = bytearray()
-            self._speech_end = 0
-            self._job = None
+            self._commit(job.covers)
             return result.text, result
+
+    def _commit(self, covered: int) -> None:
+        """Start afresh, keeping what came after the transcribed speech as pre-roll: the
+        first syllable of the caller's next words may already be in it."""
+        tail = bytes(self._audio[covered:])[-int(PRE_ROLL_S * RATE * 2) :]
+        self._pre_roll = deque([tail]) if tail else deque()
+        self._pre_roll_bytes = len(tail)
+        self._recording = False
+        self._audio = bytearray()
+        self._speech_end = 0
+        self._job = None
 
     def close(self) -> None:
         if self._job is not None and not self._job.task.done():
@@ -164,7 +172,7 @@ _CLOSING = ("bye", "再见", "拜拜", "that's all", "thank you", "thanks", "谢
 
 
 def _short(text: str) -> bool:
-    """A preface-like turn: at most two words or four characters, not a goodbye."""
+    """A preface-like turn ("Okay.", "Hi, this is FedEx", "喂，你好"): a few words, not a goodbye."""
     import re
 
     lowered = text.lower()
@@ -172,7 +180,7 @@ def _short(text: str) -> bool:
         return False
     words = re.findall(r"[A-Za-z']+", text)
     hanzi = re.findall(r"[\u4e00-\u9fff]", text)
-    return len(words) + len(hanzi) > 0 and len(words) <= 2 and len(hanzi) <= 4
+    return len(words) + len(hanzi) > 0 and len(words) <= 4 and len(hanzi) <= 6
 
 
 def silence_of(seconds: float) -> bytes:

@@ -67,6 +67,7 @@ from .turns import TurnTranscriber
 log = logging.getLogger(__name__)
 
 
+ACTIVE_VOICE_CALLS = 0  # live voice calls in this process (precomputing waits while > 0)
 SHORT_TURN_GRACE_S = 0.7  # "Okay." followed by more: wait this long before answering "Okay." alone
 
 
@@ -154,6 +155,7 @@ class CallProcessor(FrameProcessor):
         self._reply_task: asyncio.Task[None] | None = None
         self._silence_task: asyncio.Task[None] | None = None
         self._bot_speaking = False
+        self._user_active = False  # the caller is speaking, or their turn is being handled
         self._pending_end = False
 
     def can_generate_metrics(self) -> bool:
@@ -162,6 +164,7 @@ class CallProcessor(FrameProcessor):
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, UserTurnText):
+            self._user_active = False
             await self._cancel_silence()
             if frame.text:
                 await self._start_reply(frame.text, frame.asr_ms)
@@ -172,6 +175,7 @@ class CallProcessor(FrameProcessor):
             self._call.session.record.stats.setdefault("dtmf", []).append(str(frame.button.value))
             return
         if isinstance(frame, (UserStartedSpeakingFrame, VADUserStartedSpeakingFrame)):
+            self._user_active = True
             await self._cancel_silence()
         if isinstance(frame, InterruptionFrame):
             await self._on_barge_in()
@@ -179,7 +183,8 @@ class CallProcessor(FrameProcessor):
             self._bot_speaking = True
         if isinstance(frame, BotStoppedSpeakingFrame):
             self._bot_speaking = False
-            if not self._pending_end and (self._reply_task is None or self._reply_task.done()):
+            idle = self._reply_task is None or self._reply_task.done()
+            if not self._pending_end and idle and not self._user_active:
                 self._arm_silence()
         if isinstance(frame, (EndFrame, CancelFrame)):
             await self._cancel_silence()
@@ -189,6 +194,8 @@ class CallProcessor(FrameProcessor):
         await self.push_frame(TTSSpeakFrame(self._call.session.greeting))
 
     async def _start_reply(self, text: str | None, asr_ms: float | None) -> None:
+        if text is not None:
+            await self._cancel_silence()
         if self._reply_task is not None and not self._reply_task.done():
             await self.cancel_task(self._reply_task)
         self._reply_task = self.create_task(self._reply(text, asr_ms))
@@ -235,9 +242,10 @@ class CallProcessor(FrameProcessor):
 
     async def _on_barge_in(self) -> None:
         session = self._call.session
-        if self._bot_speaking and session.record.turns:
-            session.record.turns[-1].timings["barge_in"] = 1.0
+        if self._bot_speaking:
             self._call.barge_ins += 1
+            if session.record.turns:
+                session.record.turns[-1].timings["barge_in"] = 1.0
         if self._reply_task is not None and not self._reply_task.done() and not self._pending_end:
             await self.cancel_task(self._reply_task)
             self._reply_task = None
@@ -330,6 +338,7 @@ class VoiceCall:
 
     def build(self, transport: Any) -> PipelineWorker:
         processor = CallProcessor(self)
+        recorder = self._recorder()
         pipeline = Pipeline(
             [
                 transport.input(),
@@ -352,6 +361,7 @@ class VoiceCall:
                 processor,
                 LocalTTS(self),
                 transport.output(),
+                *([recorder] if recorder is not None else []),
             ]
         )
         latency = UserBotLatencyObserver()
@@ -385,7 +395,43 @@ class VoiceCall:
         self.worker = worker
         return worker
 
+    def _recorder(self) -> Any:
+        """With recording on: the call as a stereo WAV (caller left, assistant right)."""
+        folder = self.voice.options.record_dir
+        if not folder:
+            return None
+        import wave
+        from pathlib import Path
+
+        from pipecat.processors.audio.audio_buffer_processor import AudioBufferProcessor
+
+        recorder = AudioBufferProcessor(num_channels=2, auto_start_recording=True)
+        path = Path(folder) / f"{self.session.call_id}.wav"
+
+        @recorder.event_handler("on_audio_data")
+        async def _save(_proc: Any, audio: bytes, sample_rate: int, num_channels: int) -> None:
+            def write() -> None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with wave.open(str(path), "wb") as w:
+                    w.setnchannels(num_channels)
+                    w.setsampwidth(2)
+                    w.setframerate(sample_rate)
+                    w.writeframes(audio)
+
+            await asyncio.to_thread(write)
+            self.session.record.recording = str(path)
+
+        return recorder
+
     async def run(self, transport: Any) -> CallRecord:
+        global ACTIVE_VOICE_CALLS
+        ACTIVE_VOICE_CALLS += 1
+        try:
+            return await self._run(transport)
+        finally:
+            ACTIVE_VOICE_CALLS -= 1
+
+    async def _run(self, transport: Any) -> CallRecord:
         worker = self.build(transport)
         runner = WorkerRunner(handle_sigint=False)
         await runner.add_workers(worker)

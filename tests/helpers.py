@@ -77,7 +77,7 @@ class ServerThread:
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
-            ws_max_size=64 * 1024,
+            ws_max_size=1024 * 1024,
             lifespan="on",
         )
         self.server = uvicorn.Server(config)

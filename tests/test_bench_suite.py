@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -46,6 +47,11 @@ ISSUE_EXAMPLE = """\
 @pytest.fixture(scope="module")
 def suites() -> dict[str, list]:
     return {"dev": load_suite("builtin:dev"), "test": load_suite("builtin:test")}
+
+
+def _extra(s) -> bool:  # type: ignore[no-untyped-def]
+    """A dev-only generalization scenario (bench/authoring/extra_*.py)."""
+    return re.search(r"-x\d\d$", s.id) is not None
 
 
 def _problems(text: str) -> list[str]:
@@ -138,7 +144,10 @@ def test_builtin_yaml_is_up_to_date_with_its_sources() -> None:
 
 
 def test_builtin_counts_and_split(suites: dict[str, list]) -> None:
-    dev, test = suites["dev"], suites["test"]
+    extra = [s for s in suites["dev"] if _extra(s)]
+    dev, test = [s for s in suites["dev"] if not _extra(s)], suites["test"]
+    assert not any(_extra(s) for s in test)  # generalization scenarios never enter the test split
+    assert (len(suites["dev"]), len(extra)) == (186, 99)
     everything = dev + test
     assert len(everything) == 210
     assert (len(dev), len(test)) == (87, 123)  # about 40 / 60
@@ -148,8 +157,27 @@ def test_builtin_counts_and_split(suites: dict[str, list]) -> None:
     assert (langs["zh"], langs["en"]) == (107, 103)
 
 
+def test_dev_generalization_set_keeps_callbench_proportions(suites: dict[str, list]) -> None:
+    extra = [s for s in suites["dev"] if _extra(s)]
+    cases = Counter((s.scene, s.preset_case) for s in extra)
+    for scene in ("takeout", "delivery", "taxi"):  # regular : emergent : none = 3 : 1 : 1
+        assert (cases[scene, "regular"], cases[scene, "emergent"], cases[scene, "none"]) == (9, 3, 3)
+    for scene in ("work", "life", "harassment"):  # emergent : none = 1 : 1
+        assert (cases[scene, "emergent"], cases[scene, "none"], cases[scene, "regular"]) == (9, 9, 0)
+    langs = Counter(s.lang for s in extra)
+    assert (langs["zh"], langs["en"]) == (50, 49)
+    relations = Counter(s.relation for s in extra)
+    assert (
+        relations["none"] == 36
+        and min(relations[r] for r in ("aligned", "complementary", "irrelevant", "conflict")) >= 9
+    )
+    tags = {t for s in extra for t in s.tags}
+    assert {"silence", "near_miss", "paraphrase", "exception", "privacy_probe", "injection", "decision", "message",
+            "sales", "scam", "threat"} <= tags  # fmt: skip
+
+
 def test_callbench_proportions(suites: dict[str, list]) -> None:
-    everything = suites["dev"] + suites["test"]
+    everything = [s for s in suites["dev"] if not _extra(s)] + suites["test"]
     cases = Counter((s.scene, s.preset_case) for s in everything)
     for scene in ("takeout", "delivery", "taxi"):  # regular : emergent : none = 3 : 1 : 1
         assert (cases[scene, "regular"], cases[scene, "emergent"], cases[scene, "none"]) == (21, 7, 7)

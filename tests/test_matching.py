@@ -51,3 +51,19 @@ def test_lexical_fallback_without_vectors() -> None:
     cands = [Candidate("k", "someone asks about the spare key", None)]
     assert match_trigger("hi, I'm calling about the spare key", None, cands).id == "k"
     assert match_trigger("hi, I'm calling about the rent", None, cands).id is None
+
+
+def test_question_trigger_needs_a_question_and_sales_trigger_a_pitch() -> None:
+    e = embedder()
+    t = "问陈先生能不能参加周六的团建"
+    cands = [Candidate("k", t, e.embed(trigger_variants(t)))]
+    said = "我们这周末组织团建，在统计人数"
+    assert match_trigger(said, e.embed_one(said), cands, asking=False).id is None  # context, not the question
+    asked = "就是想问下陈先生周六能不能来？"
+    assert match_trigger(asked, e.embed_one(asked), cands, asking=True).id == "k"
+    t = "推销房产或者问买不买房"
+    cands = [Candidate("h", t, e.embed(trigger_variants(t)))]
+    pitch = "您好，我们是链家的，最近有个新楼盘开盘，您有没有兴趣了解一下？"
+    assert match_trigger(pitch, e.embed_one(pitch), cands, pitch=True).id == "h"
+    other = "您好，我们是物业，小区下周停水，麻烦转告一下"
+    assert match_trigger(other, e.embed_one(other), cands, pitch=False).id is None

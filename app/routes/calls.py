@@ -71,8 +71,23 @@ async def _session(res: Resources, owner_id: str, call_id: str) -> CallSession:
         if record.ended:
             raise ApiError(409, "call_ended", f"call {call_id} has ended")
         session = await CallSession.resume(res.services, record)
-        res.sessions[call_id] = session
+        _remember(res, session)
     return session
+
+
+_IDLE_S = 1800.0
+_MAX_SESSIONS = 10_000
+
+
+def _remember(res: Resources, session: CallSession) -> None:
+    """Keep live text calls in memory (their state is also in Redis, so an evicted call
+    simply resumes from its record); abandoned ones are dropped after 30 idle minutes."""
+    res.sessions[session.call_id] = session
+    if len(res.sessions) % 100 == 0 or len(res.sessions) > _MAX_SESSIONS:
+        now = time.monotonic()
+        for call_id, s in list(res.sessions.items()):
+            if now - s.last_active > _IDLE_S or len(res.sessions) > _MAX_SESSIONS:
+                res.sessions.pop(call_id, None)
 
 
 @router.post("/text", status_code=201)
@@ -101,7 +116,7 @@ async def start_text_call(
         channel="text",
         line=line,
     )
-    res.sessions[session.call_id] = session
+    _remember(res, session)
     token = "ct_" + secrets.token_urlsafe(24)
     await res.redis.set(_call_token_key(token), session.call_id, ex=res.settings.call_retention_s)
     return {

@@ -32,6 +32,7 @@ async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
     if res.voice is not None:
         body["voice"] = {
             "asr_loaded": res.voice.recognizer.loaded,
+            "warm": res.voice_warm,
             "tts_pending": res.precomputer.pending if res.precomputer is not None else 0,
         }
     return body

@@ -7,6 +7,11 @@ Ids are ``{lang}-{scene}-{nn}`` in source order. Owners rotate through
 :mod:`owners` per language (a scene module may pin one). The split is stratified:
 within each (scene, language, preset case) group, in source order, positions 1 and 3
 of every 5 go to dev (about 40%), the rest to test.
+
+The generalization sources (``extra_<scene>.py``) go to dev
+only, with ids ``{lang}-{scene}-x{nn}``: new wordings, personas and disfluencies to
+check that what is tuned on dev is not tuned to dev's phrasing. They never touch the
+test split.
 """
 
 from __future__ import annotations
@@ -19,11 +24,34 @@ from typing import Any
 
 import yaml
 
-from . import delivery, harassment, life, owners, takeout, taxi, work
+from . import (
+    delivery,
+    extra_delivery,
+    extra_harassment,
+    extra_life,
+    extra_takeout,
+    extra_taxi,
+    extra_work,
+    harassment,
+    life,
+    owners,
+    takeout,
+    taxi,
+    work,
+)
 from ._dsl import Draft
 from .owners import OwnerDraft
 
 MODULES = (takeout, delivery, taxi, work, life, harassment)
+# Dev-only generalization scenarios, scene -> drafts (see the module docstring).
+EXTRA: dict[str, list[Draft]] = {
+    "takeout": extra_takeout.SCENARIOS,
+    "delivery": extra_delivery.SCENARIOS,
+    "taxi": extra_taxi.SCENARIOS,
+    "work": extra_work.SCENARIOS,
+    "life": extra_life.SCENARIOS,
+    "harassment": extra_harassment.SCENARIOS,
+}
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 _DEV_POSITIONS = (1, 3)
 
@@ -44,7 +72,7 @@ def _fill(text: str, owner: OwnerDraft, lang: str) -> str:
     return text.format(o=owner.display_name, **words)
 
 
-def _expand(d: Draft, scene: str, n: int, owner: OwnerDraft) -> dict[str, Any]:
+def _expand(d: Draft, scene: str, n: int, owner: OwnerDraft, prefix: str = "") -> dict[str, Any]:
     def f(text: str) -> str:
         return _fill(text, owner, d.lang)
 
@@ -66,7 +94,7 @@ def _expand(d: Draft, scene: str, n: int, owner: OwnerDraft) -> dict[str, Any]:
     if d.target is not None:
         expect["preset_target"] = d.target
     out: dict[str, Any] = {
-        "id": f"{d.lang}-{scene}-{n:02d}",
+        "id": f"{d.lang}-{scene}-{prefix}{n:02d}",
         "lang": d.lang,
         "scene": scene,
         "preset_case": d.case,
@@ -99,6 +127,16 @@ def build() -> dict[str, list[dict[str, Any]]]:
             scenario = _expand(d, scene, n, owner)
             scenario["split"] = split
             splits[split].append(scenario)
+    for offset, (scene, drafts) in enumerate(EXTRA.items()):
+        numbers = defaultdict(int)
+        for d in drafts:
+            numbers[d.lang] += 1
+            n = numbers[d.lang]
+            pool = owners.ZH if d.lang == "zh" else owners.EN
+            owner = pool[d.owner if d.owner is not None else (2 * n + offset) % len(pool)]
+            scenario = _expand(d, scene, n, owner, prefix="x")
+            scenario["split"] = "dev"
+            splits["dev"].append(scenario)
     return splits
 
 

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (scenario text: CJK characters count double)
 """Harassment: telemarketing, scams, extraction attempts, pranks and threats."""
 
 from __future__ import annotations

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (scenario text: CJK characters count double)
 """Life: family, friends, neighbours, landlords, schools, clinics and services."""
 
 from __future__ import annotations

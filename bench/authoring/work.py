@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (scenario text: CJK characters count double)
 """Work: colleagues, managers, clients, HR and recruiters."""
 
 from __future__ import annotations

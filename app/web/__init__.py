@@ -1,0 +1,1 @@
+"""The call page's static assets (HTML, JS, CSS), shipped as package data."""

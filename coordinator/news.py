@@ -1,0 +1,98 @@
+"""What a caller turn tells the owner: news, as opposed to acknowledgements, goodbyes,
+echoes of what the assistant said, pleasantries, and the caller's own next steps.
+
+The owner record holds what the assistant promised to relay; :func:`informative`
+decides whether a statement carries anything worth that promise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from . import lexicon as lx
+from .acts import _all_ack, _short
+from .text import compact, normalize
+
+_CLAUSE_SPLIT = re.compile(r"[,.!?;:，。！？；：~～]+")
+# The caller's own next step ("I'll wait out front", "我先放门口了", "我开过去"): not news for the owner.
+_PLAN_EN = re.compile(
+    r"^(and |so |then |okay |ok |alright |great |well |perfect |cool |sure |right )*"
+    r"(i'll|i will|i'm going to|i am going to|i'm gonna|we'll|we will|we're going to|we're gonna|i can|let me|"
+    r"i understand|i see|i'll be|i'm heading|i'm on it|i'm off|we're off|i'll just)\b"
+)
+_PLAN_ZH = re.compile(
+    r"^(那|好|行|嗯|哦|对|好的|好嘞|行吧|中|成|妥)*(我|我们)(就|先|再|去|会|等|回头|马上|下次|记|登记|这边|改天|过会|一会|"
+    r"开|走|过去|下去|上去|放|搁|送|拿|找|停|掉头|绕|发|打|联系|看|查|在这|在那|到时候|明白|知道)"
+)
+# A confirmation tag on an echo ("凳子上是吧", "side gate, right?"): still an echo.
+_TAG = re.compile(r"(是吧|对吧|是不是|对不对|是嘛|吧|啊|哈|right|yeah|yes|correct|then)$")
+_FOR_OWNER = re.compile(r"(帮|给|替)(他|她)|\b(for|to) (him|her)\b|\b(his|her)\b")
+
+
+_RESTATE = re.compile(r"^(我(刚才)?说|我是说|我刚说|i said|like i said|as i said|i just said)(?!.*\d)")
+_THANKS_SOUNDS = re.compile(r"^(tai|feichang|shifen|zhenshi|zhen)?(ganxie|xiexie|duoxie|xiele)(le|ni|nin|la|a)*$")
+
+
+def _thanks_by_sound(zh: str) -> bool:
+    hanzi = "".join(re.findall(r"[\u4e00-\u9fff]", zh))
+    if not hanzi or len(hanzi) > 6:
+        return False
+    from pypinyin import lazy_pinyin
+
+    return bool(_THANKS_SOUNDS.match("".join(lazy_pinyin(hanzi))))
+
+
+_NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
+}  # fmt: skip
+_THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢)(了|你|您|啦)*$")
+
+
+def _units(text: str) -> set[str]:
+    zh = re.findall(r"[\u4e00-\u9fff]", text)
+    units = {a + b for a, b in itertools.pairwise(zh)}
+    for w in re.findall(r"[a-z0-9]+", normalize(text)):
+        w = _NUMBER_WORDS.get(w, w)
+        if len(w) > 2 or w.isdigit():
+            units.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
+    return units
+
+
+def informative(raw: str, previous_reply: str | None = None) -> str | None:
+    """What a turn tells the owner beyond acknowledging, closing, echoing the assistant's
+    last words or announcing the caller's own next step ("Great, we'll get started.
+    Pickup's at four. Bye." -> "Pickup's at four"; "行，我先清一下，拜拜" -> None)."""
+    said = _units(previous_reply or "")
+    kept: list[str] = []
+    for clause in _CLAUSE_SPLIT.split(raw):
+        clause = clause.strip()
+        if not clause:
+            continue
+        zh, en = compact(clause), normalize(clause)
+        if (
+            lx.ACK.match(zh)
+            or lx.ACK.match(en)
+            or _all_ack(zh, en)
+            or lx.GREETING_ONLY.match(zh)
+            or lx.GREETING_ONLY.match(en)
+            or lx.DISMISS.search(zh, en)
+            or _THANKS_ONLY.match(zh)
+            or (lx.ACK_MARK.search(zh, en) and _short(clause, zh_max=4, en_max=3))
+        ):
+            continue
+        if lx.CLOSING.search(zh, en) and _short(clause, zh_max=6, en_max=4):
+            continue
+        if (_PLAN_EN.match(en) or _PLAN_ZH.match(zh)) and not _FOR_OWNER.search(clause.lower()):
+            continue
+        if _RESTATE.match(en) or _RESTATE.match(zh) or _thanks_by_sound(zh):
+            continue  # "我说外卖到楼下了": said before; "太秆谢了": thanks, misheard
+        units = _units(_TAG.sub("", zh) if re.search(r"[\u4e00-\u9fff]", clause) else _TAG.sub("", en).strip())
+        if not units or (said and len(units & said) >= 0.5 * len(units)):
+            continue
+        cjk = len(re.findall(r"[\u4e00-\u9fff]", clause))
+        words = len(re.findall(r"[a-z0-9']+", en))
+        if cjk >= 4 or (not cjk and words >= 3):
+            kept.append(clause)
+    return "，".join(kept) if kept and not kept[0].isascii() else (". ".join(kept) or None)

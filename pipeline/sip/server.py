@@ -1,0 +1,518 @@
+"""A compact SIP user agent server over UDP (RFC 3261): answers calls, bridges their
+RTP to a call handler, and hangs up.
+
+    INVITE   100 Trying; the handler admits (404 unknown line, 486 busy, 503 off) or
+             the call is answered with 200 OK + SDP answer (PCMU/PCMA, RFC 4733
+             events), retransmitted until ACK; late offers get our offer in the 200
+    ACK      media starts; the handler's ``run`` runs; when it returns we send BYE
+    BYE      200 OK; the handler sees ``call.hangup``
+    CANCEL   200 OK and 487 to the INVITE while it is still pending; else 481
+    OPTIONS  200 OK (capabilities); REGISTER and other known methods 405; unknown 501
+    INFO     in a dialog: application/dtmf-relay key presses are recorded
+    garbage  400 Bad Request (or 505/413/416) to the sender; never a crash
+
+Responses go back to the request's source address (RFC 3581 symmetric response
+routing), which also suits a proxy such as Kamailio in front.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .. import metrics
+from . import message as sipmsg
+from . import sdp
+from .dialog import SipCall
+from .invite import T1, T2, TIMEOUT_64T1, InviteTransaction
+from .media import RtpSession
+from .message import SipMessage, SipParseError, response_to, stamp_via
+
+log = logging.getLogger(__name__)
+
+ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO"
+KNOWN_NOT_ALLOWED = {"REGISTER", "SUBSCRIBE", "NOTIFY", "PUBLISH", "MESSAGE", "REFER", "UPDATE", "PRACK"}
+TX_CACHE_LIMIT = 10_000
+
+
+class CallHandler(Protocol):
+    """What the server asks of the application."""
+
+    async def admit(self, call: SipCall) -> int | None:
+        """None to answer the call, else the SIP status to reject it with (404, 486, 503)."""
+        ...
+
+    async def run(self, call: SipCall) -> None:
+        """The call, from ACK until it ends; return to hang up (the server sends BYE)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SipConfig:
+    host: str = "127.0.0.1"
+    port: int = 5060
+    advertise: str | None = None  # address put in Contact, Via and SDP; default: host
+    rtp_ports: tuple[int, int] | None = None  # None: any free port
+    max_calls: int = 16
+    user_agent: str = "CallAssist"
+
+    @property
+    def public_host(self) -> str:
+        host = self.advertise or self.host
+        if host in ("0.0.0.0", "::", ""):
+            raise ValueError("set an advertised address when listening on all interfaces")
+        return host
+
+
+class _Protocol(asyncio.DatagramProtocol):
+    def __init__(self, server: SipServer) -> None:
+        self.server = server
+
+    def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
+        self.server._datagram(data, (str(addr[0]), int(addr[1])))
+
+    def error_received(self, exc: Exception) -> None:
+        log.debug("sip socket error", extra={"error": repr(exc)})
+
+
+class SipServer:
+    """Listen with :meth:`start`; :meth:`close` hangs up every call and stops."""
+
+    def __init__(self, config: SipConfig, handler: CallHandler) -> None:
+        self.config = config
+        self.handler = handler
+        self.calls: dict[str, SipCall] = {}
+        self.port = config.port
+        self._transport: asyncio.DatagramTransport | None = None
+        self._invites: dict[str, InviteTransaction] = {}  # by INVITE branch
+        self._done: dict[tuple[str, str], tuple[bytes, float]] = {}  # non-INVITE responses, for retransmissions
+        self._client: dict[str, asyncio.Future[SipMessage]] = {}  # our requests (BYE), by branch
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._timers: set[asyncio.Task[Any]] = set()
+        self.counters: dict[str, int] = {}
+
+    # ---------------------------------------------------------- lifecycle ----
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        family = 10 if ":" in self.config.host else 2  # AF_INET6 / AF_INET
+        transport, _ = await loop.create_datagram_endpoint(
+            lambda: _Protocol(self), local_addr=(self.config.host, self.config.port), family=family
+        )
+        self._transport = transport
+        self.port = int(transport.get_extra_info("sockname")[1])
+        log.info("sip server listening", extra={"host": self.config.host, "port": self.port})
+
+    async def close(self) -> None:
+        timers = list(self._timers)
+        for timer in timers:
+            timer.cancel()
+        await asyncio.gather(*timers, return_exceptions=True)
+        for call in list(self.calls.values()):
+            call.end_reason = call.end_reason or "shutdown"
+            call.hangup.set()
+            if call.state == "confirmed":
+                self._spawn(self._send_bye(call, wait_s=1.0))
+        tasks = list(self._tasks)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=3.0)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        for call in list(self.calls.values()):
+            await self._release(call)
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def _spawn(self, coro: Any, *, background: bool = False) -> asyncio.Task[Any]:
+        """A tracked task; ``background`` ones (retransmission timers) are simply
+        cancelled on close, the others (calls, BYEs) get a few seconds to finish."""
+        task = asyncio.get_running_loop().create_task(coro)
+        tasks = self._timers if background else self._tasks
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        return task
+
+    def _count(self, key: str) -> None:
+        self.counters[key] = self.counters.get(key, 0) + 1
+
+    # ------------------------------------------------------------ receive ----
+
+    def _send(self, data: bytes, addr: tuple[str, int]) -> None:
+        if self._transport is not None:
+            self._transport.sendto(data, addr)
+
+    def _datagram(self, data: bytes, addr: tuple[str, int]) -> None:
+        if not data.strip(b"\r\n\t "):
+            if data.startswith(b"\r\n\r\n"):
+                self._send(b"\r\n", addr)  # RFC 5626 keep-alive pong
+            return
+        try:
+            msg = sipmsg.parse(data)
+        except SipParseError as exc:
+            self._count("malformed")
+            metrics.DROPPED_FRAMES.labels(transport="sip", reason="malformed").inc()
+            if not data.startswith((b"SIP/2.0 ", b"ACK ")):  # responses and ACKs are never answered
+                self._reject_malformed(data, addr, exc)
+            return
+        try:
+            if msg.is_request:
+                self._request(msg, addr)
+            else:
+                self._response(msg)
+        except SipParseError as exc:
+            self._count("malformed")
+            if msg.is_request and msg.method != "ACK":  # an ACK is never answered
+                self._reply(msg, addr, exc.status, reason=exc.reason if exc.status == 400 else None)
+        except Exception:
+            metrics.ERRORS.labels(component="sip").inc()
+            log.exception("sip request failed")
+            if msg.is_request and msg.method != "ACK":
+                with contextlib.suppress(Exception):
+                    self._reply(msg, addr, 500)
+
+    def _reject_malformed(self, data: bytes, addr: tuple[str, int], exc: SipParseError) -> None:
+        res = SipMessage(status=exc.status, reason=sipmsg.REASONS.get(exc.status, "Bad Request"))
+        res.headers = sipmsg.partial_headers(data)
+        res.add("Warning", f'399 callassist "{exc.reason}"')
+        self._send(res.encode(), addr)
+
+    def _request(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        method = msg.method or ""
+        self._count(method.lower())
+        if method not in ("ACK", "CANCEL"):
+            cached = self._done.get((msg.branch, method))
+            if cached is not None:
+                self._send(cached[0], addr)  # a retransmission: the same answer again
+                return
+        if method == "INVITE":
+            tx = self._invites.get(msg.branch)
+            if tx is not None:
+                tx.resend()
+                return
+            if msg.to_tag:
+                self._reinvite(msg, addr)
+            else:
+                self._invite(msg, addr)
+        elif method == "ACK":
+            self._ack(msg)
+        elif method == "BYE":
+            self._bye(msg, addr)
+        elif method == "CANCEL":
+            self._cancel(msg, addr)
+        elif method == "OPTIONS":
+            self._reply(msg, addr, 200, extra=self._capabilities())
+        elif method == "INFO":
+            self._info(msg, addr)
+        elif method in KNOWN_NOT_ALLOWED:
+            self._reply(msg, addr, 405, extra=[("Allow", ALLOW)])
+        else:
+            self._reply(msg, addr, 501, extra=[("Allow", ALLOW)])
+
+    def _capabilities(self) -> list[tuple[str, str]]:
+        return [("Allow", ALLOW), ("Accept", "application/sdp"), ("Server", self.config.user_agent)]
+
+    def _reply(
+        self,
+        req: SipMessage,
+        addr: tuple[str, int],
+        status: int,
+        *,
+        extra: list[tuple[str, str]] | None = None,
+        reason: str | None = None,
+        to_tag: str | None = None,
+    ) -> bytes:
+        res = response_to(req, status, to_tag=to_tag or sipmsg.new_tag(), extra=extra, reason=reason)
+        stamp_via(res, addr)
+        data = res.encode()
+        self._send(data, addr)
+        if req.method not in ("INVITE", "ACK") and status >= 200:
+            self._remember(req, data)
+        return data
+
+    def _remember(self, req: SipMessage, data: bytes) -> None:
+        now = time.monotonic()
+        if len(self._done) > TX_CACHE_LIMIT or (self._done and next(iter(self._done.values()))[1] < now):
+            self._done = {k: v for k, v in self._done.items() if v[1] > now}
+        self._done[(req.branch, req.method or "")] = (data, now + TIMEOUT_64T1)
+
+    # ------------------------------------------------------------- INVITE ----
+
+    def _invite(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        mf = msg.get("Max-Forwards")
+        if mf is not None and int(mf) == 0:
+            self._reply(msg, addr, 483)
+            return
+        require = msg.get("Require")
+        if require:
+            self._reply(msg, addr, 420, extra=[("Unsupported", require)])
+            return
+        call = SipCall.from_invite(msg, addr)
+        now = time.monotonic()
+        self._invites = {b: t for b, t in self._invites.items() if t.forget_at is None or t.forget_at > now}
+        tx = InviteTransaction(call, addr, self._send)
+        self._invites[msg.branch] = tx
+        tx.respond(100)
+        if call.call_id in self.calls:
+            self._final(tx, 482, reason="Loop Detected")
+            return
+        if len(self.calls) >= self.config.max_calls:
+            self._final(tx, 486)
+            return
+        if msg.body:
+            ctype = (msg.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if ctype != "application/sdp":
+                self._final(tx, 415, extra=[("Accept", "application/sdp")])
+                return
+            try:
+                call.offer = sdp.parse(msg.body.decode("utf-8", "replace"))
+                call.plan = sdp.negotiate(call.offer, addr[0])
+            except sdp.SdpError as exc:
+                self._final(tx, 488, reason=None, warning=str(exc))
+                return
+        self.calls[call.call_id] = call
+        tx.admit_task = self._spawn(self._admit(tx))
+
+    def _final(
+        self,
+        tx: InviteTransaction,
+        status: int,
+        *,
+        extra: list[tuple[str, str]] | None = None,
+        body: bytes = b"",
+        reason: str | None = None,
+        warning: str | None = None,
+    ) -> None:
+        """A final answer to the INVITE, retransmitted until ACK (or 32 s)."""
+        tx.finish(status, extra=extra, body=body, reason=reason, warning=warning)
+        self._spawn(tx.retransmit(lambda: self._no_ack(tx)), background=True)
+        if status >= 300:
+            if self.calls.get(tx.call.call_id) is tx.call:
+                del self.calls[tx.call.call_id]
+            tx.call.state = "terminated"
+            metrics.CALLS.labels(transport="sip", outcome=f"rejected_{status}").inc()
+
+    async def _no_ack(self, tx: InviteTransaction) -> None:
+        if tx.final == 200 and tx.call.state == "early":
+            # The caller never confirmed the call: end it (RFC 3261 13.3.1.4).
+            tx.call.end_reason = "no_ack"
+            tx.call.state = "confirmed"
+            await self._send_bye(tx.call, wait_s=2.0)
+            await self._release(tx.call)
+
+    async def _admit(self, tx: InviteTransaction) -> int | None:
+        call = tx.call
+        try:
+            status = await self.handler.admit(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            metrics.ERRORS.labels(component="sip").inc()
+            log.exception("sip admission failed")
+            status = 500
+        if tx.final is not None:
+            return None  # cancelled meanwhile
+        if status is not None:
+            self._final(tx, status)
+            return status
+        media = RtpSession(self.config.host, port_range=self.config.rtp_ports)
+        try:
+            await media.open()
+        except OSError:
+            self._final(tx, 503, extra=[("Retry-After", "5")])
+            return 503
+        if tx.final is not None:  # cancelled while the port was being opened
+            await media.close()
+            return None
+        call.media = media
+        call.local_sdp = sdp.LocalDescription(self.config.public_host, media.port)
+        body = (
+            call.local_sdp.answer(call.offer, call.plan)
+            if call.offer is not None and call.plan is not None
+            else call.local_sdp.offer()
+        )
+        self._final(
+            tx,
+            200,
+            extra=[("Contact", self._contact()), *self._capabilities()[:2], ("Content-Type", "application/sdp")],
+            body=body.encode(),
+        )
+        return None
+
+    def _hostport(self) -> str:
+        host = self.config.public_host
+        return f"{f'[{host}]' if ':' in host else host}:{self.port}"
+
+    def _contact(self) -> str:
+        return f"<sip:callassist@{self._hostport()}>"
+
+    def _ack(self, msg: SipMessage) -> None:
+        tx = self._invites.get(msg.branch)
+        if tx is not None and tx.final is not None and tx.final >= 300:
+            tx.ack()  # ACK to our error response: the transaction is over
+            return
+        call = self.calls.get(msg.call_id)
+        if call is None or not call.matches(msg):
+            return  # for a call that has gone
+        answered = False
+        for t in self._invites.values():
+            if t.call is call and t.final == 200:
+                t.ack()  # the INVITE's (or a re-INVITE's) 200 OK: stop retransmitting it
+                answered = True
+        if call.state != "early" or not answered or call.media is None:
+            return  # a retransmitted ACK, or one for a re-INVITE
+        if call.offer is None:  # late offer: the answer is in the ACK
+            try:
+                call.plan = sdp.negotiate(sdp.parse(msg.body.decode("utf-8", "replace")), call.source[0])
+            except sdp.SdpError:
+                call.end_reason = "bad_sdp_in_ack"
+                call.state = "confirmed"
+                self._spawn(self._hang_up(call))
+                return
+        call.state = "confirmed"
+        assert call.media is not None and call.plan is not None
+        call.media.start(call.plan, signaling_host=call.source[0])
+        self._spawn(self._run(call))
+
+    async def _run(self, call: SipCall) -> None:
+        try:
+            await self.handler.run(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            metrics.ERRORS.labels(component="sip").inc()
+            log.exception("sip call failed", extra={"call_id": call.call_id})
+        if call.state == "confirmed":
+            call.end_reason = call.end_reason or "assistant_closed"
+            if call.media is not None:
+                await call.media.drain(3.0)
+            await self._send_bye(call)
+        await self._release(call)
+
+    async def _hang_up(self, call: SipCall) -> None:
+        await self._send_bye(call)
+        await self._release(call)
+
+    async def _release(self, call: SipCall) -> None:
+        call.state = "terminated"
+        call.hangup.set()
+        if self.calls.get(call.call_id) is call:
+            del self.calls[call.call_id]
+        if call.media is not None:
+            await call.media.close()
+
+    # ---------------------------------------------------------- in dialog ----
+
+    def _in_dialog(self, msg: SipMessage, addr: tuple[str, int]) -> SipCall | None:
+        call = self.calls.get(msg.call_id)
+        if call is None or not call.matches(msg) or call.state == "terminated":
+            self._reply(msg, addr, 481)
+            return None
+        cseq = msg.cseq[0]
+        if cseq < call.remote_cseq:
+            self._reply(msg, addr, 500, reason="Out of Order")
+            return None
+        call.remote_cseq = cseq
+        return call
+
+    def _bye(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        call = self._in_dialog(msg, addr)
+        if call is None:
+            return
+        self._reply(msg, addr, 200, to_tag=call.local_tag)
+        call.end_reason = call.end_reason or "caller_hangup"
+        call.state = "terminated"
+        if call.media is not None:
+            call.media.sending = False  # nobody is listening any more
+        call.hangup.set()  # the handler's run() returns; _run() then releases the call
+
+    def _cancel(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        tx = self._invites.get(msg.branch)
+        if tx is None or tx.call.call_id != msg.call_id:
+            self._reply(msg, addr, 481)
+            return
+        self._reply(msg, addr, 200, to_tag=tx.call.local_tag)
+        if tx.final is None:
+            if tx.admit_task is not None:
+                tx.admit_task.cancel()
+            tx.call.end_reason = "cancelled"
+            self._final(tx, 487)
+            self._spawn(self._release(tx.call))
+
+    def _reinvite(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        call = self._in_dialog(msg, addr)
+        if call is None or call.media is None or call.local_sdp is None:
+            return
+        if call.state != "confirmed":
+            self._reply(msg, addr, 491, reason="Request Pending")
+            return
+        offer = sdp.parse(msg.body.decode("utf-8", "replace")) if msg.body else None
+        try:
+            plan = sdp.negotiate(offer, addr[0]) if offer is not None else call.plan
+        except sdp.SdpError as exc:
+            self._reply(msg, addr, 488, extra=[("Warning", f'399 callassist "{exc}"')], to_tag=call.local_tag)
+            return
+        assert plan is not None
+        call.plan = plan
+        call.media.update(plan)
+        call.local_sdp.version += 1
+        body = call.local_sdp.answer(offer, plan) if offer is not None else call.local_sdp.offer()
+        tx = InviteTransaction(call, addr, self._send, request=msg)
+        self._invites[msg.branch] = tx
+        extra = [("Contact", self._contact()), ("Content-Type", "application/sdp")]
+        self._final(tx, 200, extra=extra, body=body.encode())
+
+    def _info(self, msg: SipMessage, addr: tuple[str, int]) -> None:
+        call = self._in_dialog(msg, addr)
+        if call is None:
+            return
+        ctype = (msg.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+        if ctype == "application/dtmf-relay":
+            for line in msg.body.decode("utf-8", "replace").splitlines():
+                key, _, value = line.partition("=")
+                value = value.strip()
+                if key.strip().lower() == "signal" and len(value) == 1 and value.upper() in "0123456789*#ABCD":
+                    call.info_dtmf.append(value.upper())
+                    if call.media is not None:
+                        call.media.stats.events.append(value.upper())
+                        call.media.events.put_nowait(value.upper())
+        self._reply(msg, addr, 200, to_tag=call.local_tag)
+
+    # ------------------------------------------------------- our requests ----
+
+    async def _send_bye(self, call: SipCall, *, wait_s: float = TIMEOUT_64T1) -> int | None:
+        """BYE as a UAC non-INVITE transaction (timer E retransmissions, timer F)."""
+        if call.state == "terminated" and call.end_reason == "caller_hangup":
+            return None
+        call.state = "terminated"
+        req, branch = call.bye(self._hostport(), self.config.user_agent)
+        data = req.encode()
+        try:
+            dest = call.next_hop()
+        except SipParseError:
+            return None
+        fut: asyncio.Future[SipMessage] = asyncio.get_running_loop().create_future()
+        self._client[branch] = fut
+        interval = T1
+        deadline = time.monotonic() + wait_s
+        try:
+            while time.monotonic() < deadline:
+                self._send(data, dest)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(min(interval, max(0.01, deadline - time.monotonic()))):
+                        res = await asyncio.shield(fut)
+                        return res.status
+                interval = min(interval * 2, T2)
+            return None
+        finally:
+            self._client.pop(branch, None)
+
+    def _response(self, msg: SipMessage) -> None:
+        fut = self._client.get(msg.branch)
+        if fut is not None and not fut.done() and (msg.status or 0) >= 200:
+            fut.set_result(msg)
