@@ -52,6 +52,7 @@ class VoiceStats:
     by_lang: dict[str, list[float]] = field(default_factory=dict)
     server: dict[str, list[float]] = field(default_factory=dict)
     no_reply: int = 0
+    turns: list[dict[str, Any]] = field(default_factory=list)  # per caller turn, for diagnosis
 
     def add_server(self, timings: dict[str, Any]) -> None:
         for key in ("voice_to_voice_ms", "asr_ms", "decision_ms", "tts_first_audio_ms", "first_token_ms"):
@@ -174,6 +175,18 @@ class PhoneAgent:
         for t in turns:
             if t.get("caller_text"):
                 self.stats.add_server(t.get("timings", {}))
+        if text is not None:
+            self.stats.turns.append(
+                {
+                    "lang": self._lang,
+                    "said": text,
+                    "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
+                    "server": [
+                        {"caller_text": t.get("caller_text"), **{k: v for k, v in t.get("timings", {}).items()}}
+                        for t in turns
+                    ],
+                }
+            )
         conveyed: tuple[str, ...] = tuple(k for t in turns for k in self._key(t.get("preset_conveyed")))
         ended = any(t.get("end_call") for t in turns) or self._call.closed.is_set()
         return TurnOutcome(reply=" ".join(t["reply"] for t in turns), preset_conveyed=conveyed, ended=ended)
@@ -251,11 +264,16 @@ async def _bench(
         "scenarios": len(runs),
         "passed": passed,
         "pass_rate": round(passed / len(runs), 3) if runs else 0.0,
-        "failures": [{"scenario": r.scenario_id, "gates": v.to_dict().get("gates")} for r, v in runs if not v.passed],
+        "failures": [
+            {"scenario": r.scenario_id, "gates": v.to_dict().get("gates"), "error": r.error}
+            for r, v in runs
+            if not v.passed
+        ],
         "caller_heard_latency": summary_ms(stats.client_latency_s),
         "caller_heard_latency_by_lang": {lang: summary_ms(v) for lang, v in sorted(stats.by_lang.items())},
         "server": {k: summary_ms(v) for k, v in stats.server.items()},
         "turns_without_reply": stats.no_reply,
+        "turns": stats.turns,
         "concurrency": [],
     }
     base_p90: float | None = None

@@ -112,6 +112,10 @@ class Coordinator:
         state.silence_streak = 0
         lang = detect_lang(utt)
         if lang and lang != state.lang and is_substantive(utt, lang):
+            if state.lang_locked:
+                # Words in the other script from a recognizer held to ``state.lang``: it
+                # misheard ("喂？喂？" -> "way way sir"). Ask again; relay and record nothing.
+                return self._act(state, ctx, Act.CLARIFY, CallerAct.OTHER, Relation.NONE)
             state.lang = lang
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
         flags = self._input_guard(utt, ctx)

@@ -150,6 +150,10 @@ class CallState:
     silence_streak: int = 0
     sales_count: int = 0
     hostile: bool = False  # a scam, injection or pretexting call: nothing it says is relayed
+    # The caller's words are only ever heard in ``lang`` (a voice call whose speech
+    # recognizer is held to the owner's one language): text in the other script is a
+    # misrecognition, not a caller switching language.
+    lang_locked: bool = False
     context_messages: list[str] = field(default_factory=list)  # statements relayed as context, not asked to pass on
     probing: bool = False  # the previous turn probed for private data or tried injection
     awaiting: str | None = None  # "message" | "details" | "callback" | None

@@ -44,6 +44,29 @@ class Audio:
         return len(self.pcm) / 2 / self.rate
 
 
+def trim_silence(audio: Audio, *, lead_ms: int = 40, tail_ms: int = 150, floor: float = 80.0) -> Audio:
+    """Cut the engine's silence before and after the speech, keeping a short margin.
+
+    Kokoro pads every sentence with ~0.4 s of silence before and ~0.6 s after it: the
+    caller would hear that as reply latency and as slow sentence gaps. A 10 ms frame is
+    speech when its RMS exceeds ``floor`` (int16; Kokoro's padding is 0-15, speech
+    onsets are in the hundreds)."""
+    pcm = np.frombuffer(audio.pcm, np.int16)
+    n = max(1, audio.rate // 100)
+    frames = len(pcm) // n
+    if frames == 0:
+        return audio
+    rms = np.sqrt(np.mean(pcm[: frames * n].astype(np.float32).reshape(frames, n) ** 2, axis=1))
+    voiced = np.flatnonzero(rms > floor)
+    if voiced.size == 0:
+        return audio
+    start = max(0, voiced[0] * n - audio.rate * lead_ms // 1000)
+    end = min(len(pcm), (voiced[-1] + 1) * n + audio.rate * tail_ms // 1000)
+    if start == 0 and end == len(pcm):
+        return audio
+    return Audio(pcm[start:end].tobytes(), audio.rate)
+
+
 class Engine(Protocol):
     name: str
 
@@ -189,9 +212,13 @@ class AudioCache:
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
 
+    # Bumped when the stored audio changes shape (v2: silence trimmed), so older files
+    # on disk are not served again.
+    VERSION = "v2"
+
     @staticmethod
     def key(text: str, voice: str) -> str:
-        return hashlib.sha256(f"{voice}\x00{text}".encode()).hexdigest()[:32]
+        return hashlib.sha256(f"{AudioCache.VERSION}\x00{voice}\x00{text}".encode()).hexdigest()[:32]
 
     def get(self, text: str, voice: str) -> Audio | None:
         k = self.key(text, voice)
@@ -284,7 +311,7 @@ class Synthesizer:
         last: Exception | None = None
         for i, engine in enumerate(engines):
             try:
-                audio = engine.synthesize(text)
+                audio = trim_silence(engine.synthesize(text))
             except Exception as exc:
                 last = exc
                 log.warning(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -152,6 +153,20 @@ class TurnTranscriber:
             self._commit(job.covers)
             return result.text, result
 
+    async def speculative_text(self) -> str | None:
+        """The transcript of the turn so far, as of the last VAD stop; None if the caller
+        has spoken again since (or nothing is being transcribed)."""
+        job = self._job
+        if job is None or self.speaking or job.covers != self._speech_end:
+            return None
+        try:
+            result = await asyncio.shield(job.task)
+        except Exception:
+            return None
+        if self.speaking or self._job is not job:
+            return None
+        return result.text
+
     def _commit(self, covered: int) -> None:
         """Start afresh, keeping what came after the transcribed speech as pre-roll: the
         first syllable of the caller's next words may already be in it."""
@@ -181,6 +196,43 @@ def _short(text: str) -> bool:
     words = re.findall(r"[A-Za-z']+", text)
     hanzi = re.findall(r"[\u4e00-\u9fff]", text)
     return len(words) + len(hanzi) > 0 and len(words) <= 4 and len(hanzi) <= 6
+
+
+# Words a sentence is not finished on: the caller paused to think, not to hand over.
+_OPEN_EN = frozenset(
+    re.findall(
+        r"\S+",
+        "and but or so because the a an to of for with um uh er like my your his her our their "
+        "is are was were i'm it's that which if then at from by about as than also",
+    )
+)
+_OPEN_ZH: tuple[str, ...] = ("然后", "就是", "那个", "这个", "因为", "所以", "但是", "可是", "还有", "而且")
+_OPEN_ZH += ("如果", "的话", "和", "跟", "把")
+# Sentence-final particles and words: Whisper often leaves the full stop off Chinese.
+_FINAL_ZH = tuple("了吧吗呢啦嘛见谢好的行哈哦")
+_FILLERS = ("um", "uh", "er", "嗯", "呃")
+
+
+def looks_complete(text: str) -> bool:
+    """Whether a transcript reads as a finished turn: it ends with a full stop, question
+    or exclamation mark (Whisper punctuates from the audio), not with a trailing-off
+    ellipsis or a comma, and its last word is not a conjunction, article, filler or
+    preposition. Used to end a turn that Smart Turn judged incomplete once the speech
+    recognizer has heard a whole sentence."""
+    t = text.strip()
+    if not t or t.endswith(("...", "…", ",", "，", "、", "-", "—")):
+        return False
+    if t[-1] not in ".?!。？！" and not t.endswith(_FINAL_ZH):
+        return False
+    body = t.rstrip(".?!。？！ ")
+    if not body or body.lower().endswith(_FILLERS):
+        return False
+    if t[-1] in "?？":
+        return True  # a question hands the turn over
+    if re.search(r"[\u4e00-\u9fff]$", body):
+        return not body.endswith(_OPEN_ZH)
+    words = re.findall(r"[A-Za-z']+", body.lower())
+    return bool(words) and words[-1] not in _OPEN_EN
 
 
 def silence_of(seconds: float) -> bytes:

@@ -62,7 +62,7 @@ from .asr import SpeechRecognizer, hotwords_for
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, units
-from .turns import TurnTranscriber
+from .turns import TurnTranscriber, looks_complete
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,46 @@ class TurnRecorder(FrameProcessor):
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             turns.speech_stopped()
         await self.push_frame(frame, direction)
+
+
+class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
+    """Smart Turn, plus the words: when Smart Turn judges the caller's turn incomplete,
+    it waits up to its ``stop_secs`` of silence. But the speculative transcript of the
+    turn is ready about 0.3 s after the VAD stop; if it reads as a finished sentence
+    ("Where should I leave it?", "好的，再见。") and the caller is still silent, the turn
+    ends then, not a second later. A turn that trails off ("and", "然后", "...") keeps
+    Smart Turn's wait."""
+
+    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._call = call
+        self._early: asyncio.Task[None] | None = None
+        self.early_ends = 0
+
+    async def _handle_vad_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame) -> None:
+        await super()._handle_vad_user_stopped_speaking(frame)
+        if not self._turn_complete and self._early is None:
+            self._early = self.task_manager.create_task(self._end_by_words(), f"{self}::_end_by_words")
+
+    async def _end_by_words(self) -> None:
+        try:
+            text = await self._call.transcriber.speculative_text()
+        except asyncio.CancelledError:
+            return
+        finally:
+            self._early = None
+        speaking = self._vad_user_speaking or not self._vad_stopped
+        if text and looks_complete(text) and not speaking and not self._turn_complete:
+            self.early_ends += 1
+            self._call.session.record.stats["turns_ended_by_words"] = self.early_ends
+            self._turn_complete = True
+            await self._maybe_trigger_user_turn_stopped()
+
+    async def _discard_pending_end_of_turn(self) -> None:
+        if self._early is not None:
+            await self.task_manager.cancel_task(self._early)
+            self._early = None
+        await super()._discard_pending_end_of_turn()
 
 
 class TurnBridge(UserTurnProcessor):
@@ -206,6 +246,7 @@ class CallProcessor(FrameProcessor):
             return
         await self.start_ttfb_metrics()
         first = True
+        self._call.begin_answer()
         try:
             async for sentence in session.respond(text, timings={"asr_ms": asr_ms}):
                 if first:
@@ -223,6 +264,7 @@ class CallProcessor(FrameProcessor):
             metrics.ERRORS.labels(component="coordinator").inc()
             log.exception("reply failed", extra={"call_id": session.call_id})
             return
+        self._call.answer_recorded()
         if session.ended:
             self._pending_end = True
             await self.push_frame(EndWorkerFrame(reason="assistant_closed"))
@@ -313,10 +355,17 @@ class VoiceCall:
         self.transport_name = transport_name
         # A bilingual owner's caller may speak either language: detect it on the first turn.
         self.detecting_lang = len(session.ctx.languages) > 1
+        # One language: Whisper is held to it, so Latin text in a Chinese call (or the
+        # reverse) is Whisper failing on unclear audio ("喂？喂？" -> "way way sir"), not the
+        # caller switching: the reply stays in the call's language (a "didn't catch that").
+        session.state.lang_locked = not self.detecting_lang
         self.barge_ins = 0
         trigger_words = [c.preset.trigger or "" for c in session.ctx.emergent]
         preset_scenes = list(session.ctx.regular)
         self.worker: PipelineWorker | None = None
+        self._answering: int | None = None
+        self._notes: dict[int, dict[str, float]] = {}
+        self._save_task: asyncio.Task[None] | None = None
         self.transcriber = TurnTranscriber(
             voice.recognizer,
             lang=lambda: session.state.lang,
@@ -324,16 +373,56 @@ class VoiceCall:
             candidates=lambda: tuple(session.ctx.languages) if self.detecting_lang else (),
         )
 
-    def note_tts_first_audio(self, ms: float, cached: bool) -> None:
+    # The audio-side timings of a turn (TTS first audio, voice-to-voice) arrive while
+    # its reply is being spoken: before CallSession has recorded the turn (the first
+    # sentence plays while the reply is still streaming) or after it saved the record.
+    # They are kept for the turn being answered and written to it either way.
+
+    def begin_answer(self) -> None:
+        """A reply to the next turn starts: its timings belong to that turn."""
+        self._answering = len(self.session.record.turns)
+
+    def answer_recorded(self) -> None:
+        """CallSession has recorded the turn: add the timings that came first."""
+        idx = self._answering
+        notes = self._notes.pop(idx, None) if idx is not None else None
+        if notes and idx is not None and idx < len(self.session.record.turns):
+            for key, value in notes.items():
+                self.session.record.turns[idx].timings.setdefault(key, value)
+            self._save_soon()
+
+    def _note(self, values: dict[str, float]) -> bool:
+        idx = self._answering
+        if idx is None:
+            return False  # the greeting
         turns = self.session.record.turns
-        if turns and "tts_first_audio_ms" not in turns[-1].timings:
-            turns[-1].timings["tts_first_audio_ms"] = round(ms, 1)
-            turns[-1].timings["tts_cached"] = 1.0 if cached else 0.0
+        if idx < len(turns):
+            timings = turns[idx].timings
+            if any(k in timings for k in values):
+                return False
+            timings.update(values)
+            self._save_soon()
+            return True
+        pending = self._notes.setdefault(idx, {})
+        if any(k in pending for k in values):
+            return False
+        pending.update(values)
+        return True
+
+    def _save_soon(self) -> None:
+        if self._save_task is None or self._save_task.done():
+            self._save_task = asyncio.get_running_loop().create_task(self._save_later())
+
+    async def _save_later(self) -> None:
+        await asyncio.sleep(0.05)
+        with contextlib.suppress(Exception):
+            await self.voice.services.calls.save(self.session.record)
+
+    def note_tts_first_audio(self, ms: float, cached: bool) -> None:
+        self._note({"tts_first_audio_ms": round(ms, 1), "tts_cached": 1.0 if cached else 0.0})
 
     def note_voice_to_voice(self, seconds: float) -> None:
-        turns = self.session.record.turns
-        if turns and "voice_to_voice_ms" not in turns[-1].timings:
-            turns[-1].timings["voice_to_voice_ms"] = round(seconds * 1000, 1)
+        if self._note({"voice_to_voice_ms": round(seconds * 1000, 1)}):
             metrics.VOICE_TO_VOICE.labels(transport=self.transport_name, lang=self.session.state.lang).observe(seconds)
 
     def build(self, transport: Any) -> PipelineWorker:
@@ -350,8 +439,10 @@ class VoiceCall:
                         # Only speech starts a turn: a late transcript must not look like barge-in.
                         start=[VADUserTurnStartStrategy()],
                         stop=[
-                            TurnAnalyzerUserTurnStopStrategy(
-                                # An "incomplete" verdict waits at most 1.2 s of silence (not 3 s).
+                            TranscriptAwareTurnStop(
+                                self,
+                                # An "incomplete" verdict waits at most 1.2 s of silence (not 3 s),
+                                # less when the transcript reads as a finished sentence.
                                 turn_analyzer=LocalSmartTurnAnalyzerV3(params=SmartTurnParams(stop_secs=1.2)),
                                 wait_for_transcript=False,
                             )

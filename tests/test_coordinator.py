@@ -4,6 +4,7 @@ scenes, preset cases (regular, emergent, none) and relations."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -291,6 +292,18 @@ def test_language_switch_follows_caller() -> None:
     call = Call(lang="zh", owner="陈先生")
     d = call.say("Hi, sorry, do you speak English? I have a delivery for him.")
     assert d.lang == "en"
+
+
+def test_locked_language_stays_and_asks_again() -> None:
+    """A voice call held to Chinese: Latin text is Whisper mishearing "喂？喂？", not a switch."""
+    call = Call(lang="zh", owner="陈先生")
+    call.state.lang_locked = True
+    d = call.say("way way sir")
+    assert d.lang == "zh" and call.state.lang == "zh" and d.act == Act.CLARIFY
+    assert re.search(r"[\u4e00-\u9fff]", d.text), d.text
+    assert not call.record.messages and call.record.caller is None
+    d = call.say("你好，你的外卖到了，放哪里？")
+    assert d.lang == "zh" and d.scene == "takeout"
 
 
 def test_scene_changes_mid_call() -> None:
