@@ -210,6 +210,10 @@ _OPEN_ZH: tuple[str, ...] = ("然后", "就是", "那个", "这个", "因为", "
 _OPEN_ZH += ("如果", "的话", "和", "跟", "把")
 # Sentence-final particles and words: Whisper often leaves the full stop off Chinese.
 _FINAL_ZH = tuple("了吧吗呢啦嘛见谢好的行哈哦")
+_GOODBYE = re.compile(
+    r"(\b(bye|goodbye|thanks|thank you|good night|have a good (day|night|one|evening))|再见|拜拜|谢谢)[\s.!。！]*$",
+    re.IGNORECASE,
+)
 _FILLERS = ("um", "uh", "er", "嗯", "呃")
 
 
@@ -222,6 +226,8 @@ def looks_complete(text: str) -> bool:
     t = text.strip()
     if not t or t.endswith(("...", "…", ",", "，", "、", "-", "—")):
         return False
+    if _GOODBYE.search(t):
+        return True  # "Thanks, bye" / "Have a good night": Whisper often drops the full stop here
     if t[-1] not in ".?!。？！" and not t.endswith(_FINAL_ZH):
         return False
     body = t.rstrip(".?!。？！ ")

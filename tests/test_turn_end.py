@@ -18,6 +18,9 @@ from pipeline.turns import looks_complete
         "好的 那我放门口了",  # Whisper often leaves the full stop off Chinese
         "放哪儿啊？",
         "好嘞再见",
+        "Front desk OK Thanks Bye",  # closings, often without a full stop
+        "Have a good night",
+        "好的谢谢",
     ],
 )
 def test_finished_turns(text: str) -> None:
