@@ -63,7 +63,7 @@ TEMPLATES: T = {
     },
     Act.RELAY_EXCEPTION: {
         "zh": [
-            "不好意思，{detail}这个情况我记下了，会马上转告{owner}，这个我没法替{obj}决定。",
+            "不好意思，{detail}，我记下了，会马上转告{owner}，这个我没法替{obj}决定。",
             "好的，{detail}，我已经记录下来，会尽快告诉{owner}。",
             "明白了，{detail}。我会第一时间转告{owner}，由{sub}来决定怎么处理。",
         ],
@@ -242,7 +242,7 @@ GUIDE_BY_SCENE = {"takeout": 0, "delivery": 1, "taxi": 2}
 EXCEPTION_DETAIL = {
     "zh": {"spilled": "餐品洒了", "damaged": "东西有损坏", "wrong_item": "东西送错了", "late": "会晚一些到",
            "cant_find": "您找不到地方", "signature": "需要签收", "payment": "需要付费", "id_needed": "需要核对身份或取件码",
-           None: "这个情况"},
+           None: "您说的情况"},
     "en": {"spilled": "something spilled", "damaged": "the item is damaged", "wrong_item": "the order isn't right",
            "late": "you're running late", "cant_find": "you can't find the place", "signature": "it needs a signature",
            "payment": "there's a payment to make", "id_needed": "an ID or code is needed", None: "there's a problem"},
