@@ -196,7 +196,11 @@ async def place_call(
         record = await _record(client, call_id)
         said = " / ".join(t["reply"] for t in record.get("turns", [])[before:]) or "(no reply)"
         lat = "no reply" if ms is None else f"{ms:.0f} ms"
-        _p(f"  assistant: {said}    [end of caller speech -> first assistant audio: {lat}]")
+        if audio is None:  # the assistant spoke up after the caller's silence: not a reply latency
+            _p(f"  assistant: {said}    [after {lat} of caller silence]")
+            ms = None
+        else:
+            _p(f"  assistant: {said}    [end of caller speech -> first assistant audio: {lat}]")
         log_turn = TurnLog(line, "", ms, said)
         log_turns.append(log_turn)
     await call.hangup()
