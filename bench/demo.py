@@ -197,7 +197,7 @@ async def place_call(
         said = " / ".join(t["reply"] for t in record.get("turns", [])[before:]) or "(no reply)"
         lat = "no reply" if ms is None else f"{ms:.0f} ms"
         if audio is None:  # the assistant spoke up after the caller's silence: not a reply latency
-            _p(f"  assistant: {said}    [after {lat} of caller silence]")
+            _p(f"  assistant: {said}    [the caller stayed silent; not a reply latency]")
             ms = None
         else:
             _p(f"  assistant: {said}    [end of caller speech -> first assistant audio: {lat}]")
