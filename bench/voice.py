@@ -181,10 +181,7 @@ class PhoneAgent:
                     "lang": self._lang,
                     "said": text,
                     "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
-                    "server": [
-                        {"caller_text": t.get("caller_text"), **{k: v for k, v in t.get("timings", {}).items()}}
-                        for t in turns
-                    ],
+                    "server": [{"caller_text": t.get("caller_text"), **t.get("timings", {})} for t in turns],
                 }
             )
         conveyed: tuple[str, ...] = tuple(k for t in turns for k in self._key(t.get("preset_conveyed")))

@@ -199,19 +199,21 @@ def _short(text: str) -> bool:
 
 
 # Words a sentence is not finished on: the caller paused to think, not to hand over.
-_OPEN_EN = frozenset(
-    re.findall(
-        r"\S+",
-        "and but or so because the a an to of for with um uh er like my your his her our their "
-        "is are was were i'm it's that which if then at from by about as than also",
-    )
-)
-_OPEN_ZH: tuple[str, ...] = ("然后", "就是", "那个", "这个", "因为", "所以", "但是", "可是", "还有", "而且")
-_OPEN_ZH += ("如果", "的话", "和", "跟", "把")
+_OPEN_EN = frozenset({
+    "and", "but", "or", "so", "because", "the", "a", "an", "to", "of", "for", "with", "um", "uh", "er",
+    "like", "my", "your", "his", "her", "our", "their", "is", "are", "was", "were", "i'm", "it's", "that",
+    "which", "if", "then", "at", "from", "by", "about", "as", "than", "also",
+})  # fmt: skip
+_OPEN_ZH = ("然后", "就是", "那个", "这个", "因为", "所以", "但是", "可是", "还有", "而且", "如果", "的话",
+            "和", "跟", "把")  # fmt: skip
 # Sentence-final particles and words: Whisper often leaves the full stop off Chinese.
 _FINAL_ZH = tuple("了吧吗呢啦嘛见谢好的行哈哦")
-_GOODBYE = re.compile(
-    r"(\b(bye|goodbye|thanks|thank you|good night|have a good (day|night|one|evening))|再见|拜拜|谢谢)[\s.!。！]*$",
+# A turn ending in a closing is finished, full stop or not ("Thanks, bye", "Have a good night").
+_CLOSING_END = re.compile(
+    r"(?<![a-z])("
+    + "|".join(map(re.escape, (*_CLOSING, "goodbye", "good night")))
+    + r"|have a good (day|night|one|evening))"
+    r"[\s.!。！]*$",
     re.IGNORECASE,
 )
 _FILLERS = ("um", "uh", "er", "嗯", "呃")
@@ -226,8 +228,8 @@ def looks_complete(text: str) -> bool:
     t = text.strip()
     if not t or t.endswith(("...", "…", ",", "，", "、", "-", "—")):
         return False
-    if _GOODBYE.search(t):
-        return True  # "Thanks, bye" / "Have a good night": Whisper often drops the full stop here
+    if _CLOSING_END.search(t):
+        return True  # Whisper often drops the full stop after a closing
     if t[-1] not in ".?!。？！" and not t.endswith(_FINAL_ZH):
         return False
     body = t.rstrip(".?!。？！ ")

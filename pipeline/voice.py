@@ -364,7 +364,7 @@ class VoiceCall:
         preset_scenes = list(session.ctx.regular)
         self.worker: PipelineWorker | None = None
         self._answering: int | None = None
-        self._notes: dict[int, dict[str, float]] = {}
+        self._pending: dict[str, float] = {}  # timings that came before the turn was recorded
         self._save_task: asyncio.Task[None] | None = None
         self.transcriber = TurnTranscriber(
             voice.recognizer,
@@ -381,32 +381,31 @@ class VoiceCall:
     def begin_answer(self) -> None:
         """A reply to the next turn starts: its timings belong to that turn."""
         self._answering = len(self.session.record.turns)
+        self._pending = {}
 
     def answer_recorded(self) -> None:
         """CallSession has recorded the turn: add the timings that came first."""
         idx = self._answering
-        notes = self._notes.pop(idx, None) if idx is not None else None
-        if notes and idx is not None and idx < len(self.session.record.turns):
-            for key, value in notes.items():
+        if self._pending and idx is not None and idx < len(self.session.record.turns):
+            for key, value in self._pending.items():
                 self.session.record.turns[idx].timings.setdefault(key, value)
             self._save_soon()
+        self._pending = {}
 
     def _note(self, values: dict[str, float]) -> bool:
+        """Timings for the turn being answered: on its record, or pending until it exists.
+        Only the first of each per turn counts."""
         idx = self._answering
         if idx is None:
             return False  # the greeting
         turns = self.session.record.turns
-        if idx < len(turns):
-            timings = turns[idx].timings
-            if any(k in timings for k in values):
-                return False
-            timings.update(values)
-            self._save_soon()
-            return True
-        pending = self._notes.setdefault(idx, {})
-        if any(k in pending for k in values):
+        recorded = idx < len(turns)
+        target = turns[idx].timings if recorded else self._pending
+        if any(k in target for k in values):
             return False
-        pending.update(values)
+        target.update(values)
+        if recorded:
+            self._save_soon()
         return True
 
     def _save_soon(self) -> None:
