@@ -21,6 +21,8 @@ T = TypeVar("T")
 cli = typer.Typer(no_args_is_help=True, add_completion=False, help="CallAssist: answers calls for you.")
 owner_cli = typer.Typer(no_args_is_help=True, help="Owner accounts and API keys.")
 cli.add_typer(owner_cli, name="owner")
+sip_cli = typer.Typer(no_args_is_help=True, help="SIP front-end helpers (Kamailio).")
+cli.add_typer(sip_cli, name="sip")
 
 
 def _load_plugins() -> None:
@@ -188,6 +190,24 @@ def chat(
 
     setup_logging("WARNING")
     with_resources(run)
+
+
+@sip_cli.command("dispatcher-sync")
+def dispatcher_sync(
+    name: Annotated[str, typer.Option(help="DNS name of the instances (the headless SIP Service)")],
+    list_path: Annotated[str, typer.Option("--list", help="dispatcher.list to write")],
+    port: Annotated[int, typer.Option(help="The instances' SIP port")] = 5060,
+    rpc: Annotated[str, typer.Option(help="Kamailio JSON-RPC over HTTP")] = "http://127.0.0.1:5071/RPC",
+    interval: Annotated[float, typer.Option(help="Seconds between syncs")] = 5.0,
+) -> None:
+    """Keep Kamailio's dispatcher list equal to the ready instances (runs until stopped)."""
+    from pathlib import Path
+
+    from .dispatcher_sync import DispatcherSync, SyncOptions
+
+    setup_logging()
+    options = SyncOptions(name=name, port=port, list_path=Path(list_path), rpc_url=rpc, interval_s=interval)
+    asyncio.run(DispatcherSync(options).run())
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from presets.errors import (
     Conflict,
     LimitExceeded,
     NotFound,
+    NotReplicated,
     PreconditionFailed,
     StoreError,
 )
@@ -116,7 +117,7 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(409, exc.code, exc.message, exc.field)
         if isinstance(exc, PreconditionFailed):
             return error_response(412, exc.code, exc.message, "If-Match", {"ETag": f'"{exc.current_version}"'})
-        if isinstance(exc, Busy):
+        if isinstance(exc, Busy | NotReplicated):
             return error_response(503, exc.code, exc.message, headers={"Retry-After": "1"})
         if isinstance(exc, LimitExceeded):
             return error_response(422, exc.code, exc.message, exc.field)

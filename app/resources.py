@@ -22,14 +22,16 @@ from presets.owners import OwnerStore
 from presets.pool import PresetHook, PresetStore
 
 from .embedded_redis import EmbeddedRedis
+from .redis_url import connect
 from .settings import Settings
 
 log = logging.getLogger(__name__)
 
 
 def make_redis(url: str, settings: Settings) -> Redis:
-    """A client tuned for the call path: short timeouts, one quick retry, no long stalls."""
-    return Redis.from_url(
+    """A client tuned for the call path: short timeouts, one quick retry, no long stalls.
+    ``url`` may name Redis Sentinel (``redis+sentinel://...``, see app/redis_url.py)."""
+    return connect(
         url,
         decode_responses=True,
         socket_timeout=settings.redis_socket_timeout_s,
@@ -104,7 +106,12 @@ class Resources:
             url = embedded.start()
         redis = make_redis(url, settings)
         embedder = Embedder()
-        presets = PresetStore(redis, [TriggerVectorHook(redis, embedder), *(hooks or [])])
+        presets = PresetStore(
+            redis,
+            [TriggerVectorHook(redis, embedder), *(hooks or [])],
+            wait_replicas=settings.redis_wait_replicas,
+            wait_timeout_ms=settings.redis_wait_timeout_ms,
+        )
         owners = OwnerStore(redis)
         calls = CallStore(redis, settings.call_retention_s)
         services = CallServices(

@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     data_dir: Path = Path("var")
     redis_socket_timeout_s: float = Field(default=0.5, gt=0)
     redis_connect_timeout_s: float = Field(default=0.3, gt=0)
+    # With replicas (Redis Sentinel): a preset write is acknowledged only once this many
+    # replicas have it (WAIT), so a failover cannot lose an acknowledged write.
+    redis_wait_replicas: int = Field(default=0, ge=0, le=10)
+    redis_wait_timeout_ms: int = Field(default=500, ge=10, le=10_000)
 
     # API limits.
     rate_limit_per_minute: int = Field(default=600, ge=1)

@@ -7,7 +7,8 @@
      ├── Conflict             the resource belongs to someone else (a line)
      ├── PreconditionFailed   If-Match version does not match the pool's
      ├── LimitExceeded        a count limit (e.g. 100 emergent presets) is reached
- └── Busy                 concurrent writers kept winning; retryable
+ ├── Busy                 concurrent writers kept winning; retryable
+     └── NotReplicated        written, but not acknowledged by enough replicas; retryable
 
 Redis being unreachable is not wrapped: ``redis.exceptions.ConnectionError`` and
 ``TimeoutError`` propagate and the API turns them into 503.
@@ -47,4 +48,13 @@ class LimitExceeded(StoreError):
 
 class Busy(StoreError):
     code = "busy"
+    retryable = True
+
+
+class NotReplicated(StoreError):
+    """The write reached the master but not ``wait_replicas`` replicas in time (or the
+    master refused it for lack of replicas): it is not acknowledged, and may be lost in
+    a failover. The client retries (the pool's version tells whether it landed)."""
+
+    code = "not_replicated"
     retryable = True

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from redis.asyncio import Redis
-from redis.exceptions import WatchError
+from redis.exceptions import ResponseError, WatchError
 
-from .errors import Busy, LimitExceeded, NotFound, PreconditionFailed
+from .errors import Busy, LimitExceeded, NotFound, NotReplicated, PreconditionFailed
 from .models import (
     MAX_EMERGENT_PRESETS,
     EmergentBody,
@@ -54,9 +54,20 @@ def pool_key(owner_id: str) -> str:
 
 
 class PresetStore:
-    def __init__(self, redis: Redis, hooks: list[PresetHook] | None = None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        hooks: list[PresetHook] | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 500,
+    ) -> None:
         self._r = redis
         self.hooks: list[PresetHook] = list(hooks or [])
+        # With replicas (Sentinel), a write is acknowledged only once this many replicas
+        # have it (WAIT), so a failover right after a 200 cannot lose it.
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
         # Writers of one owner queue up in-process; WATCH still guards across processes.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -81,28 +92,60 @@ class PresetStore:
     async def _commit(self, owner_id: str, change: Change, if_match: int | None) -> PresetPool:
         key = pool_key(owner_id)
         deadline = time.monotonic() + _WRITE_BUDGET_S
+        attempt = self._attempt_replicated if self.wait_replicas > 0 else self._attempt
         while True:
-            async with self._r.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(key)
-                    raw = await pipe.get(key)
-                    pool = PresetPool() if raw is None else PresetPool.model_validate_json(raw)
-                    if if_match is not None and if_match != pool.version:
-                        raise PreconditionFailed(
-                            f"pool is at version {pool.version}, not {if_match}",
-                            current_version=pool.version,
-                        )
-                    change(pool)
-                    pool.version += 1
-                    pipe.multi()
-                    pipe.set(key, pool.model_dump_json())
-                    await pipe.execute()
-                    return pool
-                except WatchError:
-                    pass
+            pool = await attempt(key, change, if_match)
+            if pool is not None:
+                return pool
             if time.monotonic() > deadline:
                 raise Busy("the preset pool is being written by others; retry")
             await asyncio.sleep(random.uniform(0.001, 0.01))
+
+    @staticmethod
+    def _changed(raw: str | bytes | None, change: Change, if_match: int | None) -> PresetPool:
+        pool = PresetPool() if raw is None else PresetPool.model_validate_json(raw)
+        if if_match is not None and if_match != pool.version:
+            raise PreconditionFailed(f"pool is at version {pool.version}, not {if_match}", current_version=pool.version)
+        change(pool)
+        pool.version += 1
+        return pool
+
+    async def _attempt(self, key: str, change: Change, if_match: int | None) -> PresetPool | None:
+        """One optimistic WATCH/MULTI round; None when another writer won it."""
+        async with self._r.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(key)
+                pool = self._changed(await pipe.get(key), change, if_match)
+                pipe.multi()
+                pipe.set(key, pool.model_dump_json())
+                await pipe.execute()
+            except WatchError:
+                return None
+            return pool
+
+    async def _attempt_replicated(self, key: str, change: Change, if_match: int | None) -> PresetPool | None:
+        """The same round on one connection, then WAIT on it: WAIT counts the replicas that
+        have this connection's writes, so it must follow EXEC on the same connection."""
+        async with self._r.client() as conn:
+            try:
+                await conn.execute_command("WATCH", key)
+                pool = self._changed(await conn.get(key), change, if_match)
+                await conn.execute_command("MULTI")
+                await conn.execute_command("SET", key, pool.model_dump_json())
+                if await conn.execute_command("EXEC") is None:
+                    return None  # WATCH fired: another writer won
+            except BaseException as exc:
+                # Never hand a connection in WATCH/MULTI state back to the pool.
+                if conn.connection is not None:
+                    await conn.connection.disconnect()
+                if isinstance(exc, ResponseError) and ("NOREPLICAS" in str(exc) or "EXECABORT" in str(exc)):
+                    # min-replicas-to-write: the master has too few replicas to take writes.
+                    raise NotReplicated("not enough replicas to accept the write; retry") from exc
+                raise
+            acked = int(await conn.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms))
+        if acked < self.wait_replicas:
+            raise NotReplicated(f"the write reached {acked} of {self.wait_replicas} replicas in time; retry")
+        return pool
 
     async def _run_hooks(self, owner_id: str, pool: PresetPool) -> None:
         for hook in self.hooks:
