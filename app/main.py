@@ -26,6 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.resources = resources
         await resources.admit_llm_endpoints()
         await resources.open_gateways()
+        resources.services.liveness.start()  # heartbeat + reaping of dead instances' calls
         try:
             yield
         finally:

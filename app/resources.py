@@ -13,9 +13,10 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from pipeline import metrics
+from pipeline.liveness import InstanceLiveness, default_instance_id
 from pipeline.realizers import LLMRealizer, Realizer, TemplateRealizer
 from pipeline.records import CallStore
-from pipeline.session import CallServices, CallSession
+from pipeline.session import CallServices
 from pipeline.ttft import AdmissionResult, Endpoint, EndpointHealth, admit
 from presets.matching import Embedder, TriggerVectorHook
 from presets.owners import OwnerStore
@@ -90,7 +91,6 @@ class Resources:
     voice: Any = None  # pipeline.voice.VoiceResources when voice calls are on
     voice_warm: bool = False  # ASR loaded and every TTS engine warmed up
     precomputer: Any = None
-    sessions: dict[str, CallSession] = field(default_factory=dict)
     admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
     sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
@@ -118,6 +118,13 @@ class Resources:
             redis=redis, owners=owners, presets=presets, calls=calls,
             realizer=make_realizer(settings), embedder=embedder,
         )  # fmt: skip
+        services.liveness = InstanceLiveness(
+            redis,
+            calls,
+            settings.instance or default_instance_id(),
+            ttl_s=settings.instance_ttl_s,
+            interval_s=settings.instance_heartbeat_s,
+        )
         res = cls(settings, redis, owners, presets, calls, services, embedded)
         if settings.voice if voice is None else voice:
             res._open_voice()
@@ -205,8 +212,8 @@ class Resources:
             self.webrtc = None
 
     async def close(self) -> None:
-        for session in list(self.sessions.values()):
-            await session.hangup("shutdown", outcome="shutdown")
+        if self.services.liveness is not None:
+            await self.services.liveness.stop()
         realizer = self.services.realizer
         if isinstance(realizer, LLMRealizer):
             await realizer.aclose()

@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     rate_limit_per_minute: int = Field(default=600, ge=1)
     max_body_bytes: int = Field(default=16 * 1024, ge=1024)
 
+    # This instance's name in Redis (heartbeat, the voice calls it holds); default
+    # host-pid-random. The Helm chart sets the pod name.
+    instance: str | None = None
+    instance_heartbeat_s: float = Field(default=3.0, gt=0)
+    instance_ttl_s: float = Field(default=10.0, gt=0)
+
     # Calls.
     call_retention_s: int = Field(default=30 * 24 * 3600, ge=60)
 

@@ -71,6 +71,7 @@ class CallRecord(BaseModel):
     interventions: list[Intervention] = Field(default_factory=list)
     stats: dict[str, Any] = Field(default_factory=dict)  # e.g. dropped frames (voice)
     recording: str | None = None  # WAV path when recording is on
+    instance: str | None = None  # the instance holding a live voice call (text calls: none)
     state: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @property

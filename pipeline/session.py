@@ -9,6 +9,7 @@ voice front-end can start speaking the first while the rest is still being writt
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -32,6 +33,7 @@ from .records import CallRecord, CallStore, Channel, Intervention, TranscriptEnt
 
 log = logging.getLogger(__name__)
 
+_OPENED_HERE: set[str] = set()  # calls this process opened and has not ended (the active gauge)
 _CJK_END = "。！？；…\n"
 _ASCII_END = ".!?;"
 
@@ -49,6 +51,7 @@ class CallServices:
     input_guard: InputGuard = field(default_factory=InputGuard)
     output_guard: OutputGuard | None = field(default_factory=OutputGuard)  # None: guard off (baseline only)
     loader: ContextLoader | None = None
+    liveness: Any = None  # pipeline.liveness.InstanceLiveness: which instance holds a voice call
 
     def __post_init__(self) -> None:
         if self.loader is None:
@@ -117,6 +120,12 @@ class CallSession:
         record.transcript.append(TranscriptEntry(role="assistant", text=text, t=0.0, turn=-1))
         metrics.CALLS_STARTED.labels(transport=channel).inc()
         metrics.ACTIVE_CALLS.labels(transport=channel).inc()
+        _OPENED_HERE.add(call_id)
+        if channel != "text" and services.liveness is not None:
+            # A voice call lives in this process: if it dies, another instance closes the
+            # record (checkpointed every turn) as interrupted.
+            record.instance = services.liveness.instance
+            await services.liveness.hold(call_id)
         await session.save()
         return session
 
@@ -159,12 +168,18 @@ class CallSession:
         self.record.ended_at = utcnow()
         self.record.end_reason = reason
         metrics.CALLS.labels(transport=self.record.channel, outcome=outcome or reason).inc()
-        metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
+        if self.call_id in _OPENED_HERE:  # a text call may end on another instance than it began
+            _OPENED_HERE.discard(self.call_id)
+            metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
         try:
             await self.save()
         except Exception:
             metrics.ERRORS.labels(component="call_store").inc()
             log.exception("could not save the ended call", extra={"call_id": self.call_id})
+        liveness = self.services.liveness
+        if self.record.channel != "text" and liveness is not None:
+            with contextlib.suppress(Exception):
+                await liveness.release(self.call_id)
 
     # -------------------------------------------------------------- turns ----
 

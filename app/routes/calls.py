@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from redis.exceptions import LockError
 
 from pipeline.records import CallRecord
 from pipeline.session import CallSession
@@ -62,32 +66,33 @@ async def _caller(res: Resources, call_id: str, authorization: str | None) -> st
     return await authenticate(res, authorization)
 
 
-async def _session(res: Resources, owner_id: str, call_id: str) -> CallSession:
-    session = res.sessions.get(call_id)
-    if session is None or session.record.owner_id != owner_id:
+_TURN_LOCK_S = 30.0  # a turn never holds its call longer (an instance dying mid-turn)
+_TURN_WAIT_S = 5.0  # a second turn of the same call waits this long for the first
+
+
+@asynccontextmanager
+async def _text_call(res: Resources, owner_id: str, call_id: str) -> AsyncIterator[CallSession]:
+    """The live text call, resumed from its record for this request only.
+
+    Text calls keep no state in any process: every turn loads the call from Redis and
+    saves it, under a per-call lock in Redis, so any instance serves any turn and two
+    turns of one call (on two instances) never interleave.
+    """
+    lock = res.redis.lock(f"ca:call:{call_id}:lock", timeout=_TURN_LOCK_S, blocking_timeout=_TURN_WAIT_S)
+    if not await lock.acquire():
+        raise ApiError(409, "busy", f"another turn of call {call_id} is in progress", headers={"Retry-After": "1"})
+    try:
         record = await res.calls.get(call_id)
         if record is None or record.owner_id != owner_id:
             raise ApiError(404, "not_found", f"no call {call_id}")
+        if record.channel != "text":
+            raise ApiError(409, "not_a_text_call", f"call {call_id} is a {record.channel} call")
         if record.ended:
             raise ApiError(409, "call_ended", f"call {call_id} has ended")
-        session = await CallSession.resume(res.services, record)
-        _remember(res, session)
-    return session
-
-
-_IDLE_S = 1800.0
-_MAX_SESSIONS = 10_000
-
-
-def _remember(res: Resources, session: CallSession) -> None:
-    """Keep live text calls in memory (their state is also in Redis, so an evicted call
-    simply resumes from its record); abandoned ones are dropped after 30 idle minutes."""
-    res.sessions[session.call_id] = session
-    if len(res.sessions) % 100 == 0 or len(res.sessions) > _MAX_SESSIONS:
-        now = time.monotonic()
-        for call_id, s in list(res.sessions.items()):
-            if now - s.last_active > _IDLE_S or len(res.sessions) > _MAX_SESSIONS:
-                res.sessions.pop(call_id, None)
+        yield await CallSession.resume(res.services, record)
+    finally:
+        with contextlib.suppress(LockError):
+            await lock.release()
 
 
 @router.post("/text", status_code=201)
@@ -116,7 +121,6 @@ async def start_text_call(
         channel="text",
         line=line,
     )
-    _remember(res, session)
     token = "ct_" + secrets.token_urlsafe(24)
     await res.redis.set(_call_token_key(token), session.call_id, ex=res.settings.call_retention_s)
     return {
@@ -136,12 +140,8 @@ async def call_turn(
 ) -> dict[str, Any]:
     """One caller turn: ``{"text": ...}`` or ``{"silence": true}``."""
     owner_id = await _caller(res, call_id, authorization)
-    session = await _session(res, owner_id, call_id)
-    if session.ended:
-        raise ApiError(409, "call_ended", f"call {call_id} has ended")
-    result = await session.turn(None if body.silence else body.text)
-    if result.ended:
-        res.sessions.pop(call_id, None)
+    async with _text_call(res, owner_id, call_id) as session:
+        result = await session.turn(None if body.silence else body.text)
     return {
         "reply": result.reply,
         "act": result.act,
@@ -164,15 +164,12 @@ async def hangup(
 ) -> dict[str, Any]:
     """The caller hangs up a text call."""
     owner_id = await _caller(res, call_id, authorization)
-    session = res.sessions.pop(call_id, None)
-    if session is None:
-        record = await res.calls.get(call_id)
-        if record is None or record.owner_id != owner_id:
-            raise ApiError(404, "not_found", f"no call {call_id}")
-        if not record.ended:
-            session = await CallSession.resume(res.services, record)
-    if session is not None:
-        await session.hangup("caller_hangup", outcome="caller_hangup")
+    try:
+        async with _text_call(res, owner_id, call_id) as session:
+            await session.hangup("caller_hangup", outcome="caller_hangup")
+    except ApiError as exc:
+        if exc.code != "call_ended":  # hanging up twice is fine; someone else's call is not
+            raise
     return {"call_id": call_id, "ended": True}
 
 
