@@ -31,6 +31,45 @@ from .server import RunningServer, running_server
 from .stats import summary_ms
 
 
+class ProcessCost:
+    """CPU time and peak resident memory of the server process over a block (the cost
+    model in docs/scaling.md): psutil samples RSS every 0.25 s."""
+
+    def __init__(self, pid: int) -> None:
+        import psutil
+
+        self._proc = psutil.Process(pid)
+        self._peak = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _sample(self) -> None:
+        while True:
+            self._peak = max(self._peak, self._proc.memory_info().rss)
+            await asyncio.sleep(0.25)
+
+    async def __aenter__(self) -> ProcessCost:
+        t = self._proc.cpu_times()
+        self._cpu0, self._t0 = t.user + t.system, time.monotonic()
+        self._rss0 = self._proc.memory_info().rss
+        self._task = asyncio.get_running_loop().create_task(self._sample())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        t = self._proc.cpu_times()
+        self.cpu_s, self.wall_s = t.user + t.system - self._cpu0, time.monotonic() - self._t0
+        if self._task is not None:
+            self._task.cancel()
+
+    def figures(self, calls_at_once: int) -> dict[str, float]:
+        cores = self.cpu_s / self.wall_s if self.wall_s else 0.0
+        return {
+            "cpu_cores": round(cores, 2),
+            "cpu_cores_per_call": round(cores / max(calls_at_once, 1), 3),
+            "rss_start_mb": round(self._rss0 / 2**20, 1),
+            "rss_peak_mb": round(self._peak / 2**20, 1),
+        }
+
+
 class CallerVoices:
     """Synthesizes caller turns (one engine per language, loaded once)."""
 
@@ -276,9 +315,12 @@ async def _bench(
     base_p90: float | None = None
     for level in levels:
         batch = (scenarios * ((max(sweep_calls, level) // len(scenarios)) + 1))[: max(sweep_calls, level)]
-        lstats, _ = await _run_batch(server, voices, batch, level, seeded)
+        async with ProcessCost(server.proc.pid) as cost:
+            lstats, _ = await _run_batch(server, voices, batch, level, seeded)
         summary = summary_ms(lstats.client_latency_s)
-        report["concurrency"].append({"calls_at_once": level, **summary, "no_reply": lstats.no_reply})
+        report["concurrency"].append(
+            {"calls_at_once": level, **summary, "no_reply": lstats.no_reply, **cost.figures(level)}
+        )
         p90 = summary.get("p90_ms")
         if base_p90 is None and isinstance(p90, float):
             base_p90 = p90
@@ -312,5 +354,9 @@ def _print(report: dict[str, Any]) -> None:
     for key, s in report["server"].items():
         print(f"server {key}: p50 {s['p50_ms']} ms, p90 {s['p90_ms']} ms, p99 {s['p99_ms']} ms")
     for c in report["concurrency"]:
-        print(f"concurrency {c['calls_at_once']}: p50 {c['p50_ms']} ms, p90 {c['p90_ms']} ms (n={c['n']})")
+        print(
+            f"concurrency {c['calls_at_once']}: p50 {c['p50_ms']} ms, p90 {c['p90_ms']} ms (n={c['n']}); "
+            f"server CPU {c.get('cpu_cores')} cores busy, {c.get('cpu_cores_per_call')} per call; "
+            f"RSS peak {c.get('rss_peak_mb')} MB"
+        )
     print(f"most concurrent calls before p90 doubles: {report['max_concurrent_before_p90_doubles']}")
