@@ -164,13 +164,15 @@ async def hangup(
 ) -> dict[str, Any]:
     """The caller hangs up a text call."""
     owner_id = await _caller(res, call_id, authorization)
-    session = res.sessions.pop(call_id, None)
-    if session is None:
+    # Ownership first: another owner's live call and an unknown id answer the same 404,
+    # and nothing about the call changes.
+    session = res.sessions.get(call_id)
+    if session is None or session.record.owner_id != owner_id:
         record = await res.calls.get(call_id)
         if record is None or record.owner_id != owner_id:
             raise ApiError(404, "not_found", f"no call {call_id}")
-        if not record.ended:
-            session = await CallSession.resume(res.services, record)
+        session = None if record.ended else await CallSession.resume(res.services, record)
+    res.sessions.pop(call_id, None)
     if session is not None:
         await session.hangup("caller_hangup", outcome="caller_hangup")
     return {"call_id": call_id, "ended": True}
