@@ -111,7 +111,10 @@ def normalize_line(raw: str) -> tuple[str, LineKind]:
         value = value[4:]
         if not _HANDLE.match(value):
             raise ValueError("a SIP line must look like sip:user or sip:user@host")
-        return value, "sip"
+        user, at, host = value.partition("@")
+        if _PHONE.match(user):  # sip:415-555-0100 is the number 4155550100
+            user = re.sub(r"[^0-9]", "", user)
+        return user + at + host.lower(), "sip"  # hosts are case-insensitive (RFC 3261 19.1.4)
     if _PHONE.match(value):
         digits = re.sub(r"[^0-9]", "", value)
         if not 3 <= len(digits) <= 20:
@@ -122,6 +125,14 @@ def normalize_line(raw: str) -> tuple[str, LineKind]:
     raise ValueError(
         "a line is a phone number (+14155550100), a SIP user (sip:alice) or a link name (letters, digits, . _ ~ + -)"
     )
+
+
+def line_address(line: str) -> str:
+    """The address a canonical line answers to, whatever the variant: ``alex``,
+    ``alex@pbx`` and ``Alex@other`` are all ``alex``; ``+14155550100`` and
+    ``14155550100`` are ``14155550100``. One owner per address, so no variant of a
+    line can capture calls meant for another owner's line."""
+    return line.partition("@")[0].lower().removeprefix("+")
 
 
 class LineBody(_Strict):
