@@ -74,7 +74,8 @@ def parse_if_match(if_match: Annotated[str | None, Header()] = None) -> int | No
     if value == "*":
         return None
     value = value.removeprefix("W/").strip().strip('"')
-    if not value.isdigit():
+    # isascii: "²" is a digit to isdigit(); 18 digits: int() refuses 4,300 and more.
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):
         raise ApiError(400, "bad_request", 'If-Match must be a preset pool version, e.g. "3"', field="If-Match")
     return int(value)
 

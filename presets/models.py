@@ -30,13 +30,30 @@ MAX_EMERGENT_PRESETS = 100
 MAX_PRIVATE_FACTS = 50
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Bidirectional embeddings, overrides and isolates: they reorder what the owner reads.
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+# Invisible characters that would make a blank-looking trigger or name: dropped.
+_ZERO_WIDTH = re.compile(r"[\u200b\u2060\ufeff\u00ad]")
+
+
+def check_unicode(value: str) -> str:
+    """Refuse text Redis and JSON cannot store as UTF-8 (a lone surrogate escaped in JSON)."""
+    if _SURROGATE.search(value):
+        raise ValueError("must be valid Unicode text (a lone surrogate is not)")
+    return value
 
 
 def _clean_text(value: str) -> str:
-    """Normalise a free-text field: NFC, no control characters, trimmed, not blank."""
+    """Normalise a free-text field: valid Unicode, NFC, no control or BIDI characters,
+    zero-width characters dropped, trimmed, not blank."""
+    check_unicode(value)
     value = unicodedata.normalize("NFC", value)
     if _CONTROL.search(value):
         raise ValueError("must not contain control characters")
+    if _BIDI.search(value):
+        raise ValueError("must not contain bidirectional control characters")
+    value = _ZERO_WIDTH.sub("", value)
     value = " ".join(value.split())
     if not value:
         raise ValueError("must not be empty or whitespace-only")
@@ -44,6 +61,7 @@ def _clean_text(value: str) -> str:
 
 
 CleanText = Annotated[str, AfterValidator(_clean_text)]
+UnicodeText = Annotated[str, AfterValidator(check_unicode)]
 
 
 def utcnow() -> datetime:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.records import CallRecord
 from pipeline.session import CallSession
-from presets.models import Lang, Scene, normalize_line
+from presets.models import Lang, Scene, UnicodeText, normalize_line
 from presets.owners import hash_api_key
 
 from ..deps import OwnerId, ResourcesDep, authenticate
@@ -23,14 +23,14 @@ router = APIRouter(prefix="/v1/calls", tags=["calls"])
 
 class TextCallBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    line: str | None = Field(default=None, max_length=200)
+    line: UnicodeText | None = Field(default=None, max_length=200)
     lang: Lang | None = None
     scene_hint: Scene | None = None
 
 
 class TurnBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    text: str | None = Field(default=None, max_length=2000)
+    text: UnicodeText | None = Field(default=None, max_length=2000)
     silence: bool = False
 
     @model_validator(mode="after")
@@ -183,7 +183,9 @@ async def list_calls(
     owner: OwnerId,
     res: ResourcesDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    before: Annotated[float | None, Query(description="Unix time: calls started before it")] = None,
+    before: Annotated[
+        float | None, Query(description="Unix time: calls started before it", allow_inf_nan=False)
+    ] = None,
 ) -> dict[str, Any]:
     records = await res.calls.list(owner, limit=limit, before=before)
     return {"calls": [r.summary() for r in records], "now": time.time()}

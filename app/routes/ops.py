@@ -204,7 +204,7 @@ async def asset(name: str) -> Response:
 async def summary(
     request: Request,
     _: OpsAuth,
-    since: Annotated[float | None, Query(description="Only points after this Unix time")] = None,
+    since: Annotated[float | None, Query(description="Only points after this Unix time", allow_inf_nan=False)] = None,
 ) -> dict[str, Any]:
     """The current point and the sampled series (percentiles in ms over the window)."""
     sampler: Sampler = request.app.state.ops_sampler
