@@ -106,7 +106,7 @@ class Resources:
         embedder = Embedder()
         presets = PresetStore(redis, [TriggerVectorHook(redis, embedder), *(hooks or [])])
         owners = OwnerStore(redis)
-        calls = CallStore(redis, settings.call_retention_s)
+        calls = CallStore(redis, settings.call_retention_s, unproven_retention_s=settings.unproven_call_retention_s)
         services = CallServices(
             redis=redis, owners=owners, presets=presets, calls=calls,
             realizer=make_realizer(settings), embedder=embedder,

@@ -50,6 +50,13 @@ class Settings(BaseSettings):
 
     # Calls.
     call_retention_s: int = Field(default=30 * 24 * 3600, ge=60)
+    # Anonymous text calls (POST /v1/calls/text with a line, no key) and every text call.
+    text_calls_per_address_per_minute: int = Field(default=10, ge=1)
+    text_calls_per_line_per_minute: int = Field(default=30, ge=1)
+    call_token_turns_per_minute: int = Field(default=30, ge=1)
+    text_call_max_turns: int = Field(default=40, ge=1)
+    text_call_max_chars: int = Field(default=8000, ge=100)
+    unproven_call_retention_s: int = Field(default=3600, ge=60)
 
     # Ops.
     ops_token: SecretStr | None = None

@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 from presets.models import utcnow
 
 Channel = Literal["text", "twilio", "telnyx", "plivo", "webrtc", "sip"]
+PROVEN_AFTER_TURNS = 2
 
 
 class TranscriptEntry(BaseModel):
@@ -71,11 +72,18 @@ class CallRecord(BaseModel):
     interventions: list[Intervention] = Field(default_factory=list)
     stats: dict[str, Any] = Field(default_factory=dict)  # e.g. dropped frames (voice)
     recording: str | None = None  # WAV path when recording is on
+    anonymous: bool = False  # opened without the owner's key (a text call by line)
     state: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
+
+    @property
+    def proven(self) -> bool:
+        """An anonymous call proves real once the caller has said something in
+        :data:`PROVEN_AFTER_TURNS` turns; until then it is kept only briefly."""
+        return not self.anonymous or sum(1 for t in self.turns if t.caller_text) >= PROVEN_AFTER_TURNS
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -109,9 +117,10 @@ def owner_calls_key(owner_id: str) -> str:
 
 
 class CallStore:
-    def __init__(self, redis: Redis, retention_s: int) -> None:
+    def __init__(self, redis: Redis, retention_s: int, *, unproven_retention_s: int | None = None) -> None:
         self._r = redis
         self.retention_s = retention_s
+        self.unproven_retention_s = min(retention_s, unproven_retention_s or retention_s)
 
     async def save(self, record: CallRecord) -> None:
         payload = json.dumps(
@@ -119,8 +128,9 @@ class CallStore:
             ensure_ascii=False,
             separators=(",", ":"),
         )
+        ttl = self.retention_s if record.proven else self.unproven_retention_s
         async with self._r.pipeline(transaction=True) as pipe:
-            pipe.set(call_key(record.call_id), payload, ex=self.retention_s)
+            pipe.set(call_key(record.call_id), payload, ex=ttl)
             pipe.zadd(owner_calls_key(record.owner_id), {record.call_id: record.started_at.timestamp()})
             pipe.zremrangebyscore(owner_calls_key(record.owner_id), 0, time.time() - self.retention_s)
             pipe.expire(owner_calls_key(record.owner_id), self.retention_s)

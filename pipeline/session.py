@@ -95,6 +95,7 @@ class CallSession:
         channel: Channel = "text",
         line: str | None = None,
         call_id: str | None = None,
+        anonymous: bool = False,
     ) -> CallSession:
         assert services.loader is not None
         snap = await services.loader.snapshot(owner_id)
@@ -108,6 +109,7 @@ class CallSession:
             line=line,
             lang=ctx.lang,
             scene_hint=scene_hint,
+            anonymous=anonymous,
         )
         session = cls(services, record, state, ctx)
         greeting = services.coordinator.greet(state, ctx)
