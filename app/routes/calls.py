@@ -179,7 +179,7 @@ async def _within_call_limits(res: Resources, session: CallSession, text: str | 
     said = sum(len(t.caller_text or "") for t in session.record.turns) + len(text or "")
     if len(session.record.turns) < s.text_call_max_turns and said <= s.text_call_max_chars:
         return
-    await session.hangup("call_limit", outcome="call_limit")
+    await session.hangup("call_limit", outcome="limit_reached")
     res.sessions.pop(session.call_id, None)
     raise ApiError(
         409,
