@@ -209,6 +209,7 @@ class Resources:
         if warm is not None:
             # Exiting while a native model loads in another thread aborts the process.
             await asyncio.to_thread(warm.join, 120)
+        await self.calls.close()
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
