@@ -170,7 +170,13 @@ class Resources:
 
             if s.webrtc_ice_hosts:
                 set_host_addresses(s.webrtc_ice_hosts)
-            self.webrtc = WebRTCCalls(self.voice, self.owners, ice_servers=ice_servers(s), max_calls=s.webrtc_max_calls)
+            self.webrtc = WebRTCCalls(
+                self.voice,
+                self.owners,
+                ice_servers=ice_servers(s),
+                max_calls=s.webrtc_max_calls,
+                max_calls_per_address=s.webrtc_max_calls_per_address,
+            )
         if s.sip_port is not None:
             from pipeline.sip import SipConfig, SipServer
             from pipeline.sip.bridge import VoiceCallHandler
@@ -182,6 +188,7 @@ class Resources:
                 advertise=s.sip_advertise_host,
                 rtp_ports=(ports[0], ports[1]) if ports[0] and ports[1] else None,
                 max_calls=s.sip_max_calls,
+                max_calls_per_source=s.sip_max_calls_per_source,
             )
             handler = VoiceCallHandler(self.voice, self.owners, instance="")
             server = SipServer(config, handler)

@@ -90,6 +90,9 @@ class Settings(BaseSettings):
     sip_rtp_port_min: int | None = Field(default=None, ge=1024, le=65535)
     sip_rtp_port_max: int | None = Field(default=None, ge=1024, le=65535)
     sip_max_calls: int = Field(default=16, ge=1)
+    sip_max_calls_per_source: int = Field(
+        default=4, ge=1, description="Calls at once from one address (raise it behind a SIP proxy)."
+    )
 
     # WebRTC (the call page /call/{line} and POST /webrtc/offer).
     webrtc_ice_servers: list[str | IceServer] = Field(
@@ -101,6 +104,7 @@ class Settings(BaseSettings):
         description='Only these addresses in the server\'s ICE candidates, e.g. ["127.0.0.1"] on one machine.',
     )
     webrtc_max_calls: int = Field(default=16, ge=1)
+    webrtc_max_calls_per_address: int = Field(default=3, ge=1)
 
     @model_validator(mode="after")
     def _refuse_placeholder_secrets(self) -> Settings:
