@@ -118,6 +118,7 @@ class Resources:
 
     def _open_voice(self) -> None:
         """ASR and TTS, shared by all calls; models load in the background at start-up."""
+        from pipeline.admission import CallSlots
         from pipeline.asr import SpeechRecognizer
         from pipeline.precompute import Precomputer
         from pipeline.tts import AudioCache, Synthesizer
@@ -131,7 +132,8 @@ class Resources:
         from pipeline import voice as voice_module
 
         self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.ACTIVE_VOICE_CALLS > 0)
-        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer)
+        slots = CallSlots(limit=s.max_voice_calls)
+        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer, slots)
         self.presets.hooks.append(self.precomputer.on_pool_saved)
         self.owners.profile_hooks.append(self.precomputer.on_profile_saved)
 

@@ -27,7 +27,8 @@ class IceServer(BaseModel):
 class Settings(BaseSettings):
     """Everything configurable about one CallAssist process."""
 
-    model_config = SettingsConfigDict(env_prefix="CALLASSIST_", extra="ignore")
+    # hide_input_in_errors: a refused setting must not print the others (secrets among them).
+    model_config = SettingsConfigDict(env_prefix="CALLASSIST_", extra="ignore", hide_input_in_errors=True)
 
     env: Literal["development", "production", "test"] = "development"
     host: str = "127.0.0.1"
@@ -78,8 +79,13 @@ class Settings(BaseSettings):
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False
     twilio_auth_token: SecretStr | None = Field(
-        default=None, description="Validates X-Twilio-Signature on the TwiML webhook when set."
+        default=None,
+        description="Validates X-Twilio-Signature on the TwiML webhook and the media WebSocket when set.",
     )
+    media_stream_secret: SecretStr | None = Field(
+        default=None, description="Telnyx/Plivo streams then need a stream_token custom parameter."
+    )
+    max_voice_calls: int = Field(default=8, ge=1, description="Voice calls at once, all transports (measured budget).")
 
     # SIP (off unless a port is set).
     sip_host: str = "127.0.0.1"
@@ -114,6 +120,9 @@ class Settings(BaseSettings):
                 raise ValueError(
                     "CALLASSIST_OPS_TOKEN must be set to a real secret (>= 16 chars) when CALLASSIST_ENV=production"
                 )
+            if self.twilio_auth_token is not None and not self.public_url:
+                # Signatures are over the public URL; a Host header must never stand in for it.
+                raise ValueError("CALLASSIST_PUBLIC_URL must be set with CALLASSIST_TWILIO_AUTH_TOKEN in production")
         return self
 
     @property

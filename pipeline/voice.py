@@ -59,6 +59,7 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 from . import metrics
+from .admission import CallSlots
 from .asr import SpeechRecognizer, hotwords_for
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
@@ -89,6 +90,7 @@ class VoiceResources:
     synthesizer: Synthesizer
     options: VoiceOptions = field(default_factory=VoiceOptions)
     precomputer: Any = None  # pipeline.precompute.Precomputer
+    slots: CallSlots = field(default_factory=CallSlots)  # shared by every transport's copy
 
 
 @dataclass

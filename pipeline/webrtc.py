@@ -162,7 +162,7 @@ class WebRTCCalls:
             check_offer(sdp)
             await self._guard_sdp(conn.renegotiate(sdp=sdp, type=sdp_type, restart_pc=restart))
             return dict(conn.get_answer())
-        if self.active >= self.max_calls:
+        if self.active >= self.max_calls or self.voice.slots.full:
             metrics.CALLS.labels(transport="webrtc", outcome="busy").inc()
             raise WebRTCError(503, "unavailable", "too many calls in progress")
         check_offer(sdp)  # before a slot is taken
@@ -225,10 +225,15 @@ class WebRTCCalls:
             if not await _connected(conn, CONNECT_TIMEOUT_S):
                 metrics.CALLS.labels(transport="webrtc", outcome="no_connect").inc()
                 return
-            call = await open_voice_call(
-                self.voice, owner_id=owner_id, line=line, channel="webrtc", transport_name="webrtc"
-            )
-            await self._talk(conn, call)
+            if not self.voice.slots.acquire("webrtc"):
+                return
+            try:
+                call = await open_voice_call(
+                    self.voice, owner_id=owner_id, line=line, channel="webrtc", transport_name="webrtc"
+                )
+                await self._talk(conn, call)
+            finally:
+                self.voice.slots.release()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -112,3 +112,22 @@ def test_rtp_is_not_reflected_to_an_address_the_caller_names(sip_server: tuple[S
     finally:
         uac.close()
         victim.close()
+
+
+def test_voice_budget_full_is_503_with_retry_after(sip_server: tuple[SipServer, StubHandler]) -> None:
+    """The handler says the instance's voice-call budget is spent: 503 + Retry-After."""
+    server, handler = sip_server
+    original = handler.admit
+
+    async def full(call: object) -> int | None:
+        return 503
+
+    handler.admit = full  # type: ignore[method-assign]
+    uac = Uac(server.port)
+    try:
+        uac.invite()
+        busy = uac.expect(503)
+        assert busy.get("Retry-After") == "30"
+    finally:
+        handler.admit = original  # type: ignore[method-assign]
+        uac.close()

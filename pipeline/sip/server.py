@@ -325,7 +325,8 @@ class SipServer:
         if tx.final is not None:
             return None  # cancelled meanwhile
         if status is not None:
-            self._final(tx, status)
+            extra = [("Retry-After", str(BUSY_RETRY_AFTER_S))] if status == 503 else None
+            self._final(tx, status, extra=extra)
             return status
         media = RtpSession(self.config.host, port_range=self.config.rtp_ports)
         try:
