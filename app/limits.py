@@ -35,3 +35,9 @@ async def enforce(redis: Redis, key: str, limit: int, what: str) -> None:
     """429 with Retry-After once ``key`` passes ``limit`` requests this minute."""
     if await count_hit(redis, key) > limit:
         raise too_many(limit, what)
+
+
+async def hits_so_far(redis: Redis, key: str) -> int:
+    """This minute's count for ``key`` without counting (e.g. failed logins so far)."""
+    value = await redis.get(f"ca:rl:{key}:{int(time.time() // WINDOW_S)}")
+    return int(value or 0)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 from typing import Annotated
 from xml.sax.saxutils import quoteattr
 
-from fastapi import APIRouter, Header, Request, WebSocket
+from fastapi import APIRouter, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 
 from pipeline import metrics
@@ -123,6 +124,13 @@ def _stream_authorized(ws: WebSocket, res: Resources, provider: str, line: str |
     return check_stream_token(secret, canonical, token)
 
 
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close unless the caller already went (a frame over the size limit, a hang-up):
+    closing twice is not an error to log."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        await ws.close(code=code, reason=reason)
+
+
 async def _media_ws(ws: WebSocket, provider: str) -> None:
     from pipeline.telephony import HandshakeError, read_start, run_telephony_call
 
@@ -133,23 +141,23 @@ async def _media_ws(ws: WebSocket, provider: str) -> None:
     except HandshakeError as exc:
         metrics.CALLS.labels(transport=provider, outcome="no_start").inc()
         log.warning("telephony handshake failed", extra={"provider": provider, "reason": exc.reason})
-        await ws.close(code=1008, reason=exc.reason)
+        await _close(ws, 1008, exc.reason)
         return
     token = info.params.get("stream_token") if isinstance(info.params, dict) else None
     if not _stream_authorized(ws, res, provider, info.line, token if isinstance(token, str) else None):
         metrics.CALLS.labels(transport=provider, outcome="unauthorized").inc()
-        await ws.close(code=1008, reason="unauthorized")
+        await _close(ws, 1008, "unauthorized")
         return
     if res.voice is None:
-        await ws.close(code=1013, reason="voice calls are disabled")
+        await _close(ws, 1013, "voice calls are disabled")
         return
     resolved = await _owner_for(res, info.line)
     if resolved is None:
         metrics.CALLS.labels(transport=provider, outcome="unknown_line").inc()
-        await ws.close(code=1008, reason="unknown line")
+        await _close(ws, 1008, "unknown line")
         return
     if not res.voice.slots.acquire(provider):
-        await ws.close(code=1013, reason="busy: too many calls, try again later")
+        await _close(ws, 1013, "busy: too many calls, try again later")
         return
     owner_id, line = resolved
     try:
