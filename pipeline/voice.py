@@ -58,7 +58,7 @@ from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
-from . import metrics
+from . import memory, metrics
 from .admission import CallSlots
 from .asr import SpeechRecognizer, hotwords_for
 from .records import CallRecord, Channel
@@ -547,6 +547,9 @@ class VoiceCall:
             return await self._run(transport)
         finally:
             ACTIVE_VOICE_CALLS -= 1
+            metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
+            if ACTIVE_VOICE_CALLS == 0:  # allocator retention, not a leak: hand the pages back
+                await asyncio.to_thread(memory.trim)
 
     async def _run(self, transport: Any) -> CallRecord:
         worker = self.build(transport)

@@ -122,3 +122,28 @@ def test_call_slots_refuse_past_the_budget() -> None:
     assert not slots.acquire("webrtc") and slots.full and slots.refused == 1
     slots.release()
     assert slots.acquire("twilio")
+
+
+def test_stream_token_cli(tmp_path: Path) -> None:
+    """``callassist stream-token`` mints what a Telnyx/Plivo stream carries."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CALLASSIST_MEDIA_STREAM_SECRET": "m" * 32, "CALLASSIST_DATA_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "app", "stream-token", "--line", "+1 555 010 0001"],
+        env=env, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    token = json.loads(out.stdout)["stream_token"]
+    assert check_stream_token("m" * 32, "+15550100001", token)
+    bare = {k: v for k, v in env.items() if k != "CALLASSIST_MEDIA_STREAM_SECRET"}
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "app", "stream-token", "--line", "+15550100001"],
+            env=bare,
+            capture_output=True,
+            timeout=60,
+        ).returncode
+        == 2
+    )
