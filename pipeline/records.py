@@ -1,7 +1,8 @@
 """Call records: transcript, decisions, owner record, latencies, safety interventions.
 
 Stored in Redis at ``ca:call:{id}`` (JSON, with the configured retention as TTL) and
-indexed per owner in the sorted set ``ca:owner:{oid}:calls`` (score = start time).
+indexed per owner in the sorted set ``ca:owner:{oid}:calls`` (score = start time);
+``ca:callrev:{id}`` holds the stored revision (a save never replaces a newer one).
 The coordinator's state rides along (``state``) so a text call can continue on any
 worker; it is not part of the API view.
 """
@@ -124,7 +125,7 @@ def call_key(call_id: str) -> str:
 
 
 def revision_key(call_id: str) -> str:
-    return f"ca:call:{call_id}:rev"
+    return f"ca:callrev:{call_id}"  # not under ca:call:* (tools scan that for records)
 
 
 def owner_calls_key(owner_id: str) -> str:
