@@ -154,6 +154,8 @@ async def _soak(server: RunningServer, *, calls: int, concurrency: int, minutes:
                 report.failed_calls += not ok
                 report.calls_concurrent += 1
                 done += 1
+                if not ok:
+                    await asyncio.sleep(1.0)  # refused or failed: no tight loop of retries
 
         async def watch() -> None:
             while time.monotonic() < stop:
@@ -178,7 +180,8 @@ def run_soak(
     env: dict[str, str] | None = None,
 ) -> SoakReport:
     """Start a server, soak it, print and (with ``out``) save the figures."""
-    server_env = {"CALLASSIST_MAX_VOICE_CALLS": str(max(8, concurrency)), **(env or {})}
+    # Headroom over the workers: a call's slot is freed a moment after its caller hangs up.
+    server_env = {"CALLASSIST_MAX_VOICE_CALLS": str(max(8, concurrency) + 4), **(env or {})}
     with running_server(env=server_env) as server:
         report = asyncio.run(
             _soak(server, calls=calls, concurrency=concurrency, minutes=minutes, warmup=min(warmup, calls))

@@ -4,6 +4,8 @@ call object is still alive. The long run with the RSS figures is ``callassist be
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from bench.soak import run_soak
@@ -17,6 +19,7 @@ def test_short_soak_returns_to_baseline() -> None:
     assert report.failed_calls == 0
     assert report.calls_concurrent >= 3
     assert report.final.finished_alive == 0  # no voice call object outlives its call
-    assert report.final.threads <= report.baseline.threads
+    # Idle workers of asyncio's default executor stay once started (bounded: cores + 4).
+    assert report.final.threads <= report.baseline.threads + min(32, (os.cpu_count() or 1) + 4)
     assert report.final.tasks <= report.baseline.tasks
     assert report.rss_growth <= 0.25, report.summary()  # a short run: loose; the bench holds 10%
