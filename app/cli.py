@@ -210,6 +210,25 @@ def dispatcher_sync(
     asyncio.run(DispatcherSync(options).run())
 
 
+@cli.command("stream-token")
+def stream_token(
+    line: Annotated[str, typer.Option("--line", help="The called line the stream is for")],
+    provider: Annotated[str, typer.Option(help="twilio, telnyx or plivo")] = "telnyx",
+) -> None:
+    """Print a short-lived stream_token for a media stream to LINE (give it as the stream's
+    custom parameter ``stream_token``; needs CALLASSIST_MEDIA_STREAM_SECRET or, for Twilio,
+    CALLASSIST_TWILIO_AUTH_TOKEN)."""
+    from presets.models import normalize_line
+
+    from .stream_auth import STREAM_TOKEN_TTL_S, make_stream_token, stream_secret
+
+    secret = stream_secret(get_settings(), provider)
+    if secret is None:
+        typer.echo("error: no stream secret configured: streams are open", err=True)
+        raise typer.Exit(2)
+    echo_json({"stream_token": make_stream_token(secret, normalize_line(line)[0]), "ttl_s": STREAM_TOKEN_TTL_S})
+
+
 def main() -> None:
     # Two cores shared by ASR, TTS, VAD and embeddings: thread pools must sleep, not spin,
     # while they wait; and nothing may reach for a model hub.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
@@ -10,6 +9,7 @@ from fastapi import Depends, Header, Request
 from presets.owners import hash_api_key
 
 from .errors import ApiError
+from .limits import count_hit, too_many
 from .resources import Resources
 
 
@@ -43,21 +43,9 @@ async def authenticate(
             headers={"WWW-Authenticate": "Bearer"},
         )
     key_hash = hash_api_key(token)
-    window = int(time.time() // 60)
-    rl_key = f"ca:rl:{key_hash[:32]}:{window}"
-    async with res.redis.pipeline(transaction=False) as pipe:
-        pipe.get(f"ca:apikey:{key_hash}")
-        pipe.incr(rl_key)
-        pipe.expire(rl_key, 61)
-        owner_id, count, _ = await pipe.execute()
-    if count > res.settings.rate_limit_per_minute:
-        retry_after = max(1, 60 - int(time.time()) % 60)
-        raise ApiError(
-            429,
-            "rate_limited",
-            f"more than {res.settings.rate_limit_per_minute} requests a minute with this key",
-            headers={"Retry-After": str(retry_after)},
-        )
+    owner_id = await res.redis.get(f"ca:apikey:{key_hash}")
+    if await count_hit(res.redis, key_hash[:32]) > res.settings.rate_limit_per_minute:
+        raise too_many(res.settings.rate_limit_per_minute, "requests with this key")
     if owner_id is None:
         raise ApiError(401, "unauthorized", "unknown API key", headers={"WWW-Authenticate": "Bearer"})
     return str(owner_id)
@@ -74,7 +62,8 @@ def parse_if_match(if_match: Annotated[str | None, Header()] = None) -> int | No
     if value == "*":
         return None
     value = value.removeprefix("W/").strip().strip('"')
-    if not value.isdigit():
+    # isascii: "²" is a digit to isdigit(); 18 digits: int() refuses 4,300 and more.
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):
         raise ApiError(400, "bad_request", 'If-Match must be a preset pool version, e.g. "3"', field="If-Match")
     return int(value)
 

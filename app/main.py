@@ -9,7 +9,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from .errors import install_error_handlers
-from .middleware import BodyLimitMiddleware, ErrorGuardMiddleware
+from .middleware import (
+    BodyLimitMiddleware,
+    ErrorGuardMiddleware,
+    SecurityHeadersMiddleware,
+    install_access_log_redaction,
+)
 from .resources import Resources
 from .routes import asterisk, calls, health, lines, ops, presets, profile, telephony, webrtc
 from .settings import Settings, get_settings
@@ -19,9 +24,11 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    production = settings.env == "production"
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        install_access_log_redaction()  # after the server has set up its loggers
         resources = Resources.open(settings)
         app.state.resources = resources
         await resources.admit_llm_endpoints()
@@ -38,11 +45,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         summary="Answers phone calls on behalf of a device owner.",
         lifespan=lifespan,
+        # The schema and its pages are for development: production does not publish them.
+        openapi_url=None if production else "/openapi.json",
+        docs_url=None if production else "/docs",
+        redoc_url=None if production else "/redoc",
     )
     app.state.settings = settings
     install_error_handlers(app)
     app.add_middleware(ErrorGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)
     for module in (health, lines, profile, presets, calls, telephony, asterisk, webrtc, ops):
         app.include_router(module.router)
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -118,3 +119,51 @@ class ErrorGuardMiddleware:
                 }
             )
             await send({"type": "http.response.body", "body": body})
+
+
+class SecurityHeadersMiddleware:
+    """``X-Content-Type-Options: nosniff`` on every response, and ``Cache-Control:
+    no-store`` on the API's (owners' data, call tokens) unless a route set its own."""
+
+    NO_STORE_PREFIXES = ("/v1/", "/telephony/", "/webrtc/", "/readyz")
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        no_store = str(scope.get("path", "")).startswith(self.NO_STORE_PREFIXES)
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {name.lower() for name, _ in headers}
+                if b"x-content-type-options" not in names:
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                if no_store and b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+_SECRET_QUERY = re.compile(r"(?i)([?&](?:token|ops_token|api_key|key|access_token|stream_token)=)[^&\s]*")
+
+
+class RedactQueryFilter(logging.Filter):
+    """Access-log lines keep no secret sent in a query string (``?token=...``): it is
+    refused, but the log line would otherwise keep it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_SECRET_QUERY.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def install_access_log_redaction() -> None:
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactQueryFilter) for f in access.filters):
+        access.addFilter(RedactQueryFilter())

@@ -113,7 +113,7 @@ class Resources:
             wait_timeout_ms=settings.redis_wait_timeout_ms,
         )
         owners = OwnerStore(redis)
-        calls = CallStore(redis, settings.call_retention_s)
+        calls = CallStore(redis, settings.call_retention_s, unproven_retention_s=settings.unproven_call_retention_s)
         services = CallServices(
             redis=redis, owners=owners, presets=presets, calls=calls,
             realizer=make_realizer(settings), embedder=embedder,
@@ -132,6 +132,7 @@ class Resources:
 
     def _open_voice(self) -> None:
         """ASR and TTS, shared by all calls; models load in the background at start-up."""
+        from pipeline.admission import CallSlots
         from pipeline.asr import SpeechRecognizer
         from pipeline.precompute import Precomputer
         from pipeline.tts import AudioCache, Synthesizer
@@ -145,7 +146,8 @@ class Resources:
         from pipeline import voice as voice_module
 
         self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.ACTIVE_VOICE_CALLS > 0)
-        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer)
+        slots = CallSlots(limit=s.max_voice_calls)
+        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer, slots)
         self.presets.hooks.append(self.precomputer.on_pool_saved)
         self.owners.profile_hooks.append(self.precomputer.on_profile_saved)
 
@@ -184,7 +186,13 @@ class Resources:
 
             if s.webrtc_ice_hosts:
                 set_host_addresses(s.webrtc_ice_hosts)
-            self.webrtc = WebRTCCalls(self.voice, self.owners, ice_servers=ice_servers(s), max_calls=s.webrtc_max_calls)
+            self.webrtc = WebRTCCalls(
+                self.voice,
+                self.owners,
+                ice_servers=ice_servers(s),
+                max_calls=s.webrtc_max_calls,
+                max_calls_per_address=s.webrtc_max_calls_per_address,
+            )
         if s.sip_port is not None:
             from pipeline.sip import SipConfig, SipServer
             from pipeline.sip.bridge import VoiceCallHandler
@@ -196,6 +204,7 @@ class Resources:
                 advertise=s.sip_advertise_host,
                 rtp_ports=(ports[0], ports[1]) if ports[0] and ports[1] else None,
                 max_calls=s.sip_max_calls,
+                max_calls_per_source=s.sip_max_calls_per_source,
             )
             handler = VoiceCallHandler(self.voice, self.owners, instance="")
             server = SipServer(config, handler)
@@ -223,6 +232,7 @@ class Resources:
         if warm is not None:
             # Exiting while a native model loads in another thread aborts the process.
             await asyncio.to_thread(warm.join, 120)
+        await self.calls.close()
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)

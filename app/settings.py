@@ -27,7 +27,8 @@ class IceServer(BaseModel):
 class Settings(BaseSettings):
     """Everything configurable about one CallAssist process."""
 
-    model_config = SettingsConfigDict(env_prefix="CALLASSIST_", extra="ignore")
+    # hide_input_in_errors: a refused setting must not print the others (secrets among them).
+    model_config = SettingsConfigDict(env_prefix="CALLASSIST_", extra="ignore", hide_input_in_errors=True)
 
     env: Literal["development", "production", "test"] = "development"
     host: str = "127.0.0.1"
@@ -60,6 +61,13 @@ class Settings(BaseSettings):
 
     # Calls.
     call_retention_s: int = Field(default=30 * 24 * 3600, ge=60)
+    # Anonymous text calls (POST /v1/calls/text with a line, no key) and every text call.
+    text_calls_per_address_per_minute: int = Field(default=10, ge=1)
+    text_calls_per_line_per_minute: int = Field(default=30, ge=1)
+    call_token_turns_per_minute: int = Field(default=30, ge=1)
+    text_call_max_turns: int = Field(default=40, ge=1)
+    text_call_max_chars: int = Field(default=8000, ge=100)
+    unproven_call_retention_s: int = Field(default=3600, ge=60)
 
     # Ops.
     ops_token: SecretStr | None = None
@@ -81,8 +89,13 @@ class Settings(BaseSettings):
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False
     twilio_auth_token: SecretStr | None = Field(
-        default=None, description="Validates X-Twilio-Signature on the TwiML webhook when set."
+        default=None,
+        description="Validates X-Twilio-Signature on the TwiML webhook and the media WebSocket when set.",
     )
+    media_stream_secret: SecretStr | None = Field(
+        default=None, description="Telnyx/Plivo streams then need a stream_token custom parameter."
+    )
+    max_voice_calls: int = Field(default=8, ge=1, description="Voice calls at once, all transports (measured budget).")
 
     # SIP (off unless a port is set).
     sip_host: str = "127.0.0.1"
@@ -93,6 +106,9 @@ class Settings(BaseSettings):
     sip_rtp_port_min: int | None = Field(default=None, ge=1024, le=65535)
     sip_rtp_port_max: int | None = Field(default=None, ge=1024, le=65535)
     sip_max_calls: int = Field(default=16, ge=1)
+    sip_max_calls_per_source: int = Field(
+        default=4, ge=1, description="Calls at once from one address (raise it behind a SIP proxy)."
+    )
 
     # WebRTC (the call page /call/{line} and POST /webrtc/offer).
     webrtc_ice_servers: list[str | IceServer] = Field(
@@ -104,6 +120,7 @@ class Settings(BaseSettings):
         description='Only these addresses in the server\'s ICE candidates, e.g. ["127.0.0.1"] on one machine.',
     )
     webrtc_max_calls: int = Field(default=16, ge=1)
+    webrtc_max_calls_per_address: int = Field(default=3, ge=1)
 
     @model_validator(mode="after")
     def _refuse_placeholder_secrets(self) -> Settings:
@@ -113,6 +130,9 @@ class Settings(BaseSettings):
                 raise ValueError(
                     "CALLASSIST_OPS_TOKEN must be set to a real secret (>= 16 chars) when CALLASSIST_ENV=production"
                 )
+            if self.twilio_auth_token is not None and not self.public_url:
+                # Signatures are over the public URL; a Host header must never stand in for it.
+                raise ValueError("CALLASSIST_PUBLIC_URL must be set with CALLASSIST_TWILIO_AUTH_TOKEN in production")
         return self
 
     @property

@@ -133,3 +133,21 @@ def bench_asr(repeats: Annotated[int, typer.Option(help="Runs per turn (best is 
     from .asr_bench import run_asr_bench
 
     run_asr_bench(repeats=repeats)
+
+
+@bench_cli.command("soak")
+def bench_soak(
+    calls: Annotated[int, typer.Option(help="Voice calls in sequence first", min=1)] = 200,
+    concurrency: Annotated[int, typer.Option(help="Then this many calls at once", min=0)] = 8,
+    minutes: Annotated[float, typer.Option(help="... for this long", min=0)] = 10.0,
+    warmup: Annotated[int, typer.Option(help="Calls before the baseline is taken", min=1)] = 10,
+    malloc_arena_max: Annotated[
+        int | None, typer.Option(help="MALLOC_ARENA_MAX for the server (allocator retention vs leak)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for soak.json")] = Path("var/bench/soak"),
+) -> None:
+    """Voice calls over the Twilio WebSocket: RSS after warm-up, threads, tasks, live call objects."""
+    from .soak import run_soak
+
+    env = {"MALLOC_ARENA_MAX": str(malloc_arena_max)} if malloc_arena_max else None
+    run_soak(calls=calls, concurrency=concurrency, minutes=minutes, warmup=warmup, out=out, env=env)

@@ -102,10 +102,24 @@ class PhoneCall:
         )
 
     async def _send(self, msg: dict[str, Any]) -> None:
-        await self._ws.send(json.dumps(msg))
+        await self.send_raw(json.dumps(msg))
 
     async def send_raw(self, data: str | bytes) -> None:
-        await self._ws.send(data)
+        """Send one message; if the assistant has hung up, that is the end of the call
+        (``closed`` is set), not an error: a caller can always be hung up on mid-sentence."""
+        if self.closed.is_set():
+            return
+        try:
+            await self._ws.send(data)
+        except websockets.ConnectionClosed as exc:
+            self._ended(exc)
+
+    def _ended(self, exc: websockets.ConnectionClosed | None = None) -> None:
+        if exc is not None and exc.rcvd is not None:
+            self.close_code = exc.rcvd.code
+        if self._ws is not None and self._ws.close_code is not None:
+            self.close_code = self._ws.close_code
+        self.closed.set()
 
     async def _receive(self) -> None:
         try:
@@ -121,11 +135,9 @@ class PhoneCall:
                 elif event:
                     self._events.append((now, event))
         except websockets.ConnectionClosed as exc:
-            self.close_code = exc.rcvd.code if exc.rcvd else None
+            self._ended(exc)
         finally:
-            if self._ws is not None and self._ws.close_code is not None:
-                self.close_code = self._ws.close_code
-            self.closed.set()
+            self._ended()
 
     async def stream(self, ulaw: bytes, *, seq_start: int = 0) -> float:
         """Send audio in real time, 20 ms per frame; returns when the last frame with

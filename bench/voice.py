@@ -276,7 +276,8 @@ def run_voice_bench(
 
     scenarios = _pick(load_suite(suite), limit)
     out.mkdir(parents=True, exist_ok=True)
-    env = {"CALLASSIST_SILENCE_TIMEOUT_S": "4"}
+    # The sweep measures the budget, so it must not be refused by the budget it measures.
+    env = {"CALLASSIST_SILENCE_TIMEOUT_S": "4", "CALLASSIST_MAX_VOICE_CALLS": str(max([8, *concurrency]))}
     with running_server(env=env, log_path=out / "server.log") as server:
         report = asyncio.run(_bench(server, scenarios, concurrency, sweep_calls))
     report["suite"] = suite

@@ -144,7 +144,7 @@ ASK_OWNER = cues(
 
 LEAVE_MESSAGE = cues(
     ["转告", "(帮我|麻烦你?|请你?)?(告诉|跟|和|给|通知)(他|她|一下|陈|王|李|张|老板|你们).{0,8}(说|讲|一声|一下)", "带(个)?话", "留(个)?言",
-     "(让|叫|请)(他|她).{0,6}(回电|回个电话|回我|联系我|给我打|打给我|打个电话)", "捎(个)?话", "(帮我|麻烦)(记|记录)一下",
+     "(让|叫|请)(他|她).{0,6}(回电|回个电话|回我|联系我|给我打|打给我|打个电话)", "(可以|请|麻烦)?回拨(这个|我的)?(号码|电话)", "捎(个)?话", "(帮我|麻烦)(记|记录)一下",
      "(帮我|麻烦你?)?问(一下|问)?(他|她)", "^(你|您)?(就|帮我|麻烦(你|您)?)?(告诉|转告)(?!我)", "原话(告诉|转告|转达)"],
     [r"(tell|let) (him|her|them|\w+) know", r"(just |please )?tell (him|her|them)( that)?", r"(can|could) you tell (him|her|them|\w+)", r"pass (it|this|that|the message)? ?(on|along)",
      r"(take|leave) a message", r"(have|ask) (him|her|them|\w+) (to )?(call|ring|text|email) (me|us)( back)?", r"give (him|her|them) a message",
@@ -262,8 +262,10 @@ INJECTION = cues(
 # Who is answering ("Who is this?", "你是谁", "Is this a robot?").
 ASK_IDENTITY = cues(
     ["^(喂)?(你|您)是(谁|哪位|什么人|机器人|真人|人工|ai|AI|助理吗|助手吗)", "(你|您)是不是(机器人|真人|ai)", "^(喂)?(哪位|谁啊|谁呀|谁)[?？]?$",
-     "是机器人(吗|吧)", "(你|您)到底是谁"],
+     "是机器人(吗|吧)", "(你|您)到底是谁", "(这|这里|这边|您这|你这)(个)?(是|里是)[^，。？]{1,10}的?(手机|电话|号码)(号码?)?(吗|么|嘛|是吧|对吧)"],
     [r"^(hello )?(who is this|who's this|who are you|who am i (speaking|talking) (to|with)|what are you)\b",
+     r"(is this|is that|am i (speaking|talking) (to|with)|have i reached|did i reach|(i'm|i am) trying to reach) (the )?([\w.'-]+ ){0,3}?[\w.-]+'s (cell |mobile )?(phone|number|line|cell|mobile)\b",
+     r"(did|have) i (get|got|dial|dialed|dialled|call|called|reach|reached) the (right|correct) (number|person|phone)",
      r"(are you|is this) (a |an )?(robot|bot|machine|recording|real person|human|ai|computer)", r"who('s| is) (speaking|talking)"],
 )  # fmt: skip
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import threading
+import weakref
+
 from prometheus_client import Counter, Gauge, Histogram
 
 _LATENCY_BUCKETS = (
@@ -82,3 +87,31 @@ ENDPOINT_UP = Gauge("callassist_llm_endpoint_up", "1 if the LLM endpoint is in s
 ENDPOINT_MEDIAN_TTFT = Gauge(
     "callassist_llm_median_ttft_seconds", "Rolling median TTFT of the LLM endpoint", ["endpoint"]
 )
+
+# Runtime figures for soak tests (read on each scrape): what must return to its baseline
+# once calls are over. A voice call object still alive after its call ended is a leak:
+# finished calls are held by weak reference only, so that count is normally 0.
+RUNTIME = Gauge("callassist_runtime", "asyncio tasks, threads, finished voice calls still alive", ["kind"])
+_FINISHED: weakref.WeakSet[object] = weakref.WeakSet()
+
+
+def call_finished(call: object) -> None:
+    _FINISHED.add(call)
+
+
+def _finished_alive() -> int:
+    if _FINISHED:
+        gc.collect()  # only when something is suspected: cycles die at the next collection
+    return len(_FINISHED)
+
+
+def _tasks() -> int:
+    try:
+        return len(asyncio.all_tasks())
+    except RuntimeError:  # scraped outside the event loop
+        return -1
+
+
+RUNTIME.labels(kind="tasks").set_function(_tasks)
+RUNTIME.labels(kind="threads").set_function(threading.active_count)
+RUNTIME.labels(kind="finished_calls_alive").set_function(_finished_alive)

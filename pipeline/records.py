@@ -1,24 +1,36 @@
 """Call records: transcript, decisions, owner record, latencies, safety interventions.
 
 Stored in Redis at ``ca:call:{id}`` (JSON, with the configured retention as TTL) and
-indexed per owner in the sorted set ``ca:owner:{oid}:calls`` (score = start time).
+indexed per owner in the sorted set ``ca:owner:{oid}:calls`` (score = start time);
+``ca:callrev:{id}`` holds the stored revision (a save never replaces a newer one).
 The coordinator's state rides along (``state``) so a text call can continue on any
 worker; it is not part of the API view.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from presets.models import utcnow
 
+from . import metrics
+
+log = logging.getLogger(__name__)
+
 Channel = Literal["text", "twilio", "telnyx", "plivo", "webrtc", "sip"]
+PROVEN_AFTER_TURNS = 2
 
 
 class TranscriptEntry(BaseModel):
@@ -72,11 +84,19 @@ class CallRecord(BaseModel):
     stats: dict[str, Any] = Field(default_factory=dict)  # e.g. dropped frames (voice)
     recording: str | None = None  # WAV path when recording is on
     instance: str | None = None  # the instance holding a live voice call (text calls: none)
+    anonymous: bool = False  # opened without the owner's key (a text call by line)
+    revision: int = 0  # bumped by every save; a stored record is never replaced by an older one
     state: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
+
+    @property
+    def proven(self) -> bool:
+        """An anonymous call proves real once the caller has said something in
+        :data:`PROVEN_AFTER_TURNS` turns; until then it is kept only briefly."""
+        return not self.anonymous or sum(1 for t in self.turns if t.caller_text) >= PROVEN_AFTER_TURNS
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -105,30 +125,154 @@ def call_key(call_id: str) -> str:
     return f"ca:call:{call_id}"
 
 
+def revision_key(call_id: str) -> str:
+    return f"ca:callrev:{call_id}"  # not under ca:call:* (tools scan that for records)
+
+
 def owner_calls_key(owner_id: str) -> str:
     return f"ca:owner:{owner_id}:calls"
 
 
+# Write a record only if it is newer than the stored one: a record never goes backwards,
+# whatever order retried and fresh saves reach Redis in.
+_SAVE_IF_NEWER = """
+local rev = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if rev >= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], 0, ARGV[6])
+redis.call('EXPIRE', KEYS[3], ARGV[7])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], 0, ARGV[6])
+redis.call('EXPIRE', KEYS[4], ARGV[7])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class RetryOptions:
+    """How long a record that could not be saved is retried (the newest version of each
+    record is kept; older ones are superseded, so retries stay in order)."""
+
+    first_delay_s: float = 0.2
+    max_delay_s: float = 5.0
+    give_up_after_s: float = 900.0
+    max_pending: int = 10_000
+
+
+@dataclass
+class _Pending:
+    revision: int
+    args: list[Any]
+    since: float
+
+
 class CallStore:
-    def __init__(self, redis: Redis, retention_s: int) -> None:
+    """Call records in Redis. :meth:`save` never raises for a Redis outage: the record is
+    queued and retried (bounded) until Redis is back; :meth:`close` makes a last attempt."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        retention_s: int,
+        *,
+        unproven_retention_s: int | None = None,
+        retry: RetryOptions | None = None,
+    ) -> None:
         self._r = redis
         self.retention_s = retention_s
+        self.unproven_retention_s = min(retention_s, unproven_retention_s or retention_s)
+        self.retry = retry or RetryOptions()
+        self._script = redis.register_script(_SAVE_IF_NEWER)
+        self._pending: dict[str, _Pending] = {}
+        self._retrier: asyncio.Task[None] | None = None
+        self.dropped = 0  # records given up on (counted in the metrics too)
 
-    async def save(self, record: CallRecord) -> None:
+    def _args(self, record: CallRecord) -> list[Any]:
         payload = json.dumps(
             {**record.model_dump(mode="json"), "state": record.state},
             ensure_ascii=False,
             separators=(",", ":"),
         )
-        async with self._r.pipeline(transaction=True) as pipe:
-            pipe.set(call_key(record.call_id), payload, ex=self.retention_s)
-            pipe.zadd(owner_calls_key(record.owner_id), {record.call_id: record.started_at.timestamp()})
-            pipe.zremrangebyscore(owner_calls_key(record.owner_id), 0, time.time() - self.retention_s)
-            pipe.expire(owner_calls_key(record.owner_id), self.retention_s)
-            pipe.zadd(RECENT_CALLS_KEY, {record.call_id: record.started_at.timestamp()})
-            pipe.zremrangebyscore(RECENT_CALLS_KEY, 0, time.time() - self.retention_s)
-            pipe.expire(RECENT_CALLS_KEY, self.retention_s)
-            await pipe.execute()
+        ttl = self.retention_s if record.proven else self.unproven_retention_s
+        keys = [call_key(record.call_id), revision_key(record.call_id), owner_calls_key(record.owner_id)]
+        started = record.started_at.timestamp()
+        horizon = time.time() - self.retention_s
+        return [
+            [*keys, RECENT_CALLS_KEY],
+            [payload, record.revision, ttl, started, record.call_id, horizon, self.retention_s],
+        ]
+
+    async def save(self, record: CallRecord) -> bool:
+        """Save ``record`` (a new revision). False if Redis is unreachable: it is retried."""
+        record.revision += 1
+        keys, args = self._args(record)
+        try:
+            await self._script(keys=keys, args=args)
+        except (RedisConnectionError, RedisTimeoutError):
+            self._queue(record.call_id, record.revision, [keys, args])
+            return False
+        pending = self._pending.get(record.call_id)
+        if pending is not None and pending.revision <= record.revision:
+            del self._pending[record.call_id]
+        return True
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def _queue(self, call_id: str, revision: int, args: list[Any]) -> None:
+        old = self._pending.pop(call_id, None)
+        if old is not None and old.revision > revision:
+            self._pending[call_id] = old
+            return
+        self._pending[call_id] = _Pending(revision, args, old.since if old else time.monotonic())
+        while len(self._pending) > self.retry.max_pending:
+            self._give_up(next(iter(self._pending)))
+        if self._retrier is None or self._retrier.done():
+            self._retrier = asyncio.get_running_loop().create_task(self._retry_loop())
+
+    def _give_up(self, call_id: str) -> None:
+        self._pending.pop(call_id, None)
+        self.dropped += 1
+        metrics.ERRORS.labels(component="call_store_dropped").inc()
+        log.error("gave up saving a call record", extra={"call_id": call_id})
+
+    async def _flush_once(self) -> bool:
+        """One pass over the queue, oldest first; False if Redis is still unreachable."""
+        for call_id, item in list(self._pending.items()):
+            if time.monotonic() - item.since > self.retry.give_up_after_s:
+                self._give_up(call_id)
+                continue
+            keys, args = item.args
+            try:
+                await self._script(keys=keys, args=args)
+            except (RedisConnectionError, RedisTimeoutError):
+                return False
+            if self._pending.get(call_id) is item:
+                del self._pending[call_id]
+        return True
+
+    async def _retry_loop(self) -> None:
+        delay = self.retry.first_delay_s
+        while self._pending:
+            await asyncio.sleep(delay)
+            if not await self._flush_once():
+                delay = min(self.retry.max_delay_s, delay * 2)
+        log.info("call records saved after a storage outage")
+
+    async def close(self) -> None:
+        """A last attempt at what is still queued, then stop retrying."""
+        if self._pending:
+            with contextlib.suppress(Exception):
+                await self._flush_once()
+        if self._retrier is not None:
+            self._retrier.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retrier
+        for call_id in list(self._pending):
+            self._give_up(call_id)
 
     async def get(self, call_id: str) -> CallRecord | None:
         raw = await self._r.get(call_key(call_id))

@@ -98,6 +98,7 @@ class CallSession:
         channel: Channel = "text",
         line: str | None = None,
         call_id: str | None = None,
+        anonymous: bool = False,
     ) -> CallSession:
         assert services.loader is not None
         snap = await services.loader.snapshot(owner_id)
@@ -111,6 +112,7 @@ class CallSession:
             line=line,
             lang=ctx.lang,
             scene_hint=scene_hint,
+            anonymous=anonymous,
         )
         session = cls(services, record, state, ctx)
         greeting = services.coordinator.greet(state, ctx)

@@ -4,8 +4,9 @@ around pipecat's serializers, and the call.
 - The first messages (``connected``, then ``start``) must arrive within 5 s.
 - The owner is resolved from the called line: the start message's custom parameter
   ``line`` (Twilio: a ``<Parameter name="line">`` in the TwiML), else ``To``.
-- Messages over 64 KiB are refused, malformed ones dropped; both are counted and
-  neither ends the call. ``stop`` (the caller hung up) ends it.
+- Messages over 64 KiB are refused, malformed ones dropped, audio arriving faster than
+  real time (past a 1 s burst) dropped; all are counted and none ends the call.
+  ``stop`` (the caller hung up) ends it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPI
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import metrics
+from .admission import RealTimeGate
 from .records import Channel
 from .voice import VoiceCall, VoiceResources, open_voice_call
 
@@ -124,13 +126,23 @@ class GuardedSerializer(FrameSerializer):
     """Wraps a provider serializer: oversized or malformed messages are dropped and
     counted (never fatal to the call); ``stop`` ends the call."""
 
-    def __init__(self, inner: FrameSerializer, provider: str, call: VoiceCall | None = None) -> None:
+    def __init__(
+        self,
+        inner: FrameSerializer,
+        provider: str,
+        call: VoiceCall | None = None,
+        *,
+        gate: RealTimeGate | None = None,
+        bytes_per_s: int = 8000,
+    ) -> None:
         super().__init__()
         self.inner = inner
         self.provider = provider
         self.call = call
         self.dropped: dict[str, int] = {}
         self.stopped = asyncio.Event()
+        self.gate = gate or RealTimeGate()
+        self.bytes_per_s = bytes_per_s  # of decoded caller audio (mu-law/A-law 8 kHz: 8000)
 
     def _drop(self, reason: str) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
@@ -168,6 +180,11 @@ class GuardedSerializer(FrameSerializer):
             media = msg.get("media")
             if not isinstance(media, dict) or not isinstance(media.get("payload"), str):
                 self._drop("malformed")
+                return None
+            payload = media["payload"]
+            decoded = len(payload) * 3 // 4 - payload[-2:].count("=")
+            if not self.gate.admit(decoded / self.bytes_per_s):
+                self._drop("too_fast")
                 return None
         try:
             return await self.inner.deserialize(data)
@@ -207,7 +224,8 @@ async def run_telephony_call(
     channel = cast(Channel, info.provider)
     call = await open_voice_call(voice, owner_id=owner_id, line=line, channel=channel, transport_name=info.provider)
     call.session.record.stats.update({"provider_call_id": info.call_id, "stream_id": info.stream_id})
-    serializer = GuardedSerializer(make_serializer(info), info.provider, call)
+    rate = 8000 if info.encoding.upper() in ("PCMU", "PCMA") else 32000  # L16 16 kHz otherwise
+    serializer = GuardedSerializer(make_serializer(info), info.provider, call, bytes_per_s=rate)
     transport = FastAPIWebsocketTransport(
         ws,
         FastAPIWebsocketParams(

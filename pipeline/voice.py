@@ -25,6 +25,7 @@ from typing import Any
 
 from pipecat.audio.turn.smart_turn.base_smart_turn import SmartTurnParams
 from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+from pipecat.audio.utils import create_stream_resampler
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
@@ -57,7 +58,8 @@ from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
-from . import metrics
+from . import memory, metrics
+from .admission import CallSlots
 from .asr import SpeechRecognizer, hotwords_for
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
@@ -88,6 +90,7 @@ class VoiceResources:
     synthesizer: Synthesizer
     options: VoiceOptions = field(default_factory=VoiceOptions)
     precomputer: Any = None  # pipeline.precompute.Precomputer
+    slots: CallSlots = field(default_factory=CallSlots)  # shared by every transport's copy
 
 
 @dataclass
@@ -307,21 +310,34 @@ class LocalTTS(TTSService):
             **kwargs,
         )
         self._call = call
+        # pipecat's stream resampler is bound to the first input rate it sees; engines
+        # differ (piper 22,050 Hz, Kokoro 24,000 Hz), so a call that switches language
+        # needs one resampler per rate or it goes mute.
+        self._resamplers: dict[int, Any] = {}
 
     def can_generate_metrics(self) -> bool:
         return True
 
+    def _use_resampler(self, rate: int) -> None:
+        if rate not in self._resamplers:
+            self._resamplers[rate] = create_stream_resampler()
+        self._resampler = self._resamplers[rate]
+
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
+        try:
+            async for frame in self._speak(text, context_id):
+                yield frame
+        except Exception as exc:
+            # A speaker that cannot speak must not leave the caller in silence.
+            yield ErrorFrame(error=f"tts failed: {exc!r}")
+            await self._call.speaker_failed(exc)
+
+    async def _speak(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
         synth = self._call.voice.synthesizer
         t0 = time.perf_counter()
         first = True
         for unit in units(text):
-            try:
-                audio, cached, engine = await asyncio.to_thread(synth.synthesize_unit, unit)
-            except Exception as exc:
-                metrics.ERRORS.labels(component="tts").inc()
-                yield ErrorFrame(error=f"tts failed: {exc!r}")
-                continue
+            audio, cached, engine = await asyncio.to_thread(synth.synthesize_unit, unit)
             if first:
                 first_ms = (time.perf_counter() - t0) * 1000
                 metrics.TTS_FIRST_AUDIO.labels(engine=engine.split(":")[0], cached=str(cached).lower()).observe(
@@ -330,6 +346,7 @@ class LocalTTS(TTSService):
                 self._call.note_tts_first_audio(first_ms, cached)
                 first = False
 
+            self._use_resampler(audio.rate)
             async for frame in self._stream_audio_frames_from_iterator(
                 _pieces(audio.pcm, audio.rate * 2 // 5), in_sample_rate=audio.rate, context_id=context_id
             ):
@@ -366,6 +383,7 @@ class VoiceCall:
         self._answering: int | None = None
         self._pending: dict[str, float] = {}  # timings that came before the turn was recorded
         self._save_task: asyncio.Task[None] | None = None
+        self._cancel_task: asyncio.Task[None] | None = None
         self.transcriber = TurnTranscriber(
             voice.recognizer,
             lang=lambda: session.state.lang,
@@ -416,6 +434,15 @@ class VoiceCall:
         await asyncio.sleep(0.05)
         with contextlib.suppress(Exception):
             await self.voice.services.calls.save(self.session.record)
+
+    async def speaker_failed(self, exc: Exception) -> None:
+        """The speech output failed: end the call cleanly, the record saying why."""
+        metrics.ERRORS.labels(component="tts").inc()
+        log.error("speech output failed; ending the call", extra={"call_id": self.session.call_id, "error": repr(exc)})
+        self.session.record.stats["speaker_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        await self.session.hangup("speaker_failed", outcome="error")
+        if self.worker is not None and self._cancel_task is None:
+            self._cancel_task = asyncio.get_running_loop().create_task(self.worker.cancel())
 
     def note_tts_first_audio(self, ms: float, cached: bool) -> None:
         self._note({"tts_first_audio_ms": round(ms, 1), "tts_cached": 1.0 if cached else 0.0})
@@ -520,6 +547,9 @@ class VoiceCall:
             return await self._run(transport)
         finally:
             ACTIVE_VOICE_CALLS -= 1
+            metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
+            if ACTIVE_VOICE_CALLS == 0:  # allocator retention, not a leak: hand the pages back
+                await asyncio.to_thread(memory.trim)
 
     async def _run(self, transport: Any) -> CallRecord:
         worker = self.build(transport)

@@ -16,6 +16,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,14 +30,17 @@ from .voice import VoiceCall, VoiceResources, open_voice_call
 log = logging.getLogger(__name__)
 
 OUT_SAMPLE_RATE = 24000  # TTS rate into the Opus encoder (which runs at 48 kHz)
-CONNECT_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 10.0  # an answered offer that never connects frees its slot after this
+MAX_CALLS_PER_ADDRESS = 3
+_SDP_LINE = re.compile(r"^[a-z]=[^\x00]*$")
+_SDP_REQUIRED = ("o=", "s=", "a=ice-ufrag:", "a=ice-pwd:", "a=fingerprint:")
 TRANSCRIPT_POLL_S = 0.2
 WEBRTC_LINE_KINDS = ("webrtc",)
 
 
 class WebRTCError(Exception):
     """An offer or candidate the API refuses. ``status``: 400 bad SDP, 404 unknown
-    line or connection, 503 at capacity (retryable)."""
+    line or connection, 429 too many calls from one address, 503 at capacity (both retryable)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
@@ -45,7 +50,7 @@ class WebRTCError(Exception):
 
     @property
     def retryable(self) -> bool:
-        return self.status == 503
+        return self.status in (429, 503)
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,28 @@ def set_host_addresses(hosts: list[str]) -> None:
     aioice.ice.get_host_addresses = host_addresses
 
 
+def check_offer(sdp: str) -> None:
+    """Refuse an offer that cannot become a call before it takes a slot: SDP lines
+    (``x=value``), version 0, ICE credentials, a DTLS fingerprint, an audio section with Opus."""
+    lines = [line for line in sdp.replace("\r\n", "\n").split("\n") if line]
+    problem = None
+    if not lines or lines[0].strip() != "v=0":
+        problem = "an SDP offer starts with v=0"
+    elif any(not _SDP_LINE.match(line) for line in lines):
+        problem = "every SDP line is <letter>=<value>"
+    elif not any(line.startswith("m=audio ") for line in lines):
+        problem = "the offer has no audio section"
+    elif not any(line.lower().startswith("a=rtpmap:") and "opus/48000" in line.lower() for line in lines):
+        problem = "the offer does not offer Opus audio"
+    else:
+        missing = [key for key in _SDP_REQUIRED if not any(line.startswith(key) for line in lines)]
+        if missing:
+            problem = f"the offer lacks {missing[0].rstrip(':=')}"
+    if problem is not None:
+        metrics.CALLS.labels(transport="webrtc", outcome="bad_sdp").inc()
+        raise WebRTCError(400, "bad_request", f"sdp: {problem}")
+
+
 class WebRTCCalls:
     """The process's WebRTC calls: offers, trickle ICE, running calls, shutdown."""
 
@@ -78,6 +105,7 @@ class WebRTCCalls:
         *,
         ice_servers: list[Any] | None = None,
         max_calls: int = 16,
+        max_calls_per_address: int = MAX_CALLS_PER_ADDRESS,
     ) -> None:
         self.voice = dataclasses.replace(
             voice, options=dataclasses.replace(voice.options, out_sample_rate=OUT_SAMPLE_RATE)
@@ -87,6 +115,8 @@ class WebRTCCalls:
         self.max_calls = max_calls
         self._conns: dict[str, Any] = {}  # pc_id -> SmallWebRTCConnection
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.max_calls_per_address = max_calls_per_address
+        self._sources: dict[str, str] = {}  # pc_id -> the caller's address
 
     @property
     def active(self) -> int:
@@ -109,9 +139,18 @@ class WebRTCCalls:
         return None
 
     async def offer(
-        self, *, sdp: str, sdp_type: str, owner_id: str, line: str, pc_id: str | None = None, restart: bool = False
+        self,
+        *,
+        sdp: str,
+        sdp_type: str,
+        owner_id: str,
+        line: str,
+        pc_id: str | None = None,
+        restart: bool = False,
+        source: str = "",
     ) -> dict[str, str]:
-        """Answer an offer: a new call, or a renegotiation of the caller's own connection."""
+        """Answer an offer: a new call, or a renegotiation of the caller's own connection.
+        ``source`` is the caller's address: at most ``max_calls_per_address`` calls each."""
         from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 
         if sdp_type != "offer":
@@ -120,11 +159,16 @@ class WebRTCCalls:
             conn = self._conns.get(pc_id)
             if conn is None:
                 raise WebRTCError(404, "not_found", "no such connection")
+            check_offer(sdp)
             await self._guard_sdp(conn.renegotiate(sdp=sdp, type=sdp_type, restart_pc=restart))
             return dict(conn.get_answer())
-        if self.active >= self.max_calls:
+        if self.active >= self.max_calls or self.voice.slots.full:
             metrics.CALLS.labels(transport="webrtc", outcome="busy").inc()
             raise WebRTCError(503, "unavailable", "too many calls in progress")
+        check_offer(sdp)  # before a slot is taken
+        if Counter(self._sources.values())[source] >= self.max_calls_per_address:
+            metrics.CALLS.labels(transport="webrtc", outcome="busy_source").inc()
+            raise WebRTCError(429, "rate_limited", "too many calls in progress from this address")
         conn = SmallWebRTCConnection(ice_servers=self.ice_servers, connection_timeout_secs=int(CONNECT_TIMEOUT_S))
         await self._guard_sdp(conn.initialize(sdp=sdp, type=sdp_type))
         answer = conn.get_answer()
@@ -134,7 +178,8 @@ class WebRTCCalls:
         task = asyncio.get_running_loop().create_task(self._run(conn, owner_id, line))
         self._tasks[conn.pc_id] = task
         pc = str(conn.pc_id)
-        task.add_done_callback(lambda _t: self._tasks.pop(pc, None))
+        self._sources[pc] = source
+        task.add_done_callback(lambda _t: (self._tasks.pop(pc, None), self._sources.pop(pc, None)))
         return dict(answer)
 
     @staticmethod
@@ -180,10 +225,15 @@ class WebRTCCalls:
             if not await _connected(conn, CONNECT_TIMEOUT_S):
                 metrics.CALLS.labels(transport="webrtc", outcome="no_connect").inc()
                 return
-            call = await open_voice_call(
-                self.voice, owner_id=owner_id, line=line, channel="webrtc", transport_name="webrtc"
-            )
-            await self._talk(conn, call)
+            if not self.voice.slots.acquire("webrtc"):
+                return
+            try:
+                call = await open_voice_call(
+                    self.voice, owner_id=owner_id, line=line, channel="webrtc", transport_name="webrtc"
+                )
+                await self._talk(conn, call)
+            finally:
+                self.voice.slots.release()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -30,13 +30,30 @@ MAX_EMERGENT_PRESETS = 100
 MAX_PRIVATE_FACTS = 50
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Bidirectional embeddings, overrides and isolates: they reorder what the owner reads.
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+# Invisible characters that would make a blank-looking trigger or name: dropped.
+_ZERO_WIDTH = re.compile(r"[\u200b\u2060\ufeff\u00ad]")
+
+
+def check_unicode(value: str) -> str:
+    """Refuse text Redis and JSON cannot store as UTF-8 (a lone surrogate escaped in JSON)."""
+    if _SURROGATE.search(value):
+        raise ValueError("must be valid Unicode text (a lone surrogate is not)")
+    return value
 
 
 def _clean_text(value: str) -> str:
-    """Normalise a free-text field: NFC, no control characters, trimmed, not blank."""
+    """Normalise a free-text field: valid Unicode, NFC, no control or BIDI characters,
+    zero-width characters dropped, trimmed, not blank."""
+    check_unicode(value)
     value = unicodedata.normalize("NFC", value)
     if _CONTROL.search(value):
         raise ValueError("must not contain control characters")
+    if _BIDI.search(value):
+        raise ValueError("must not contain bidirectional control characters")
+    value = _ZERO_WIDTH.sub("", value)
     value = " ".join(value.split())
     if not value:
         raise ValueError("must not be empty or whitespace-only")
@@ -44,6 +61,7 @@ def _clean_text(value: str) -> str:
 
 
 CleanText = Annotated[str, AfterValidator(_clean_text)]
+UnicodeText = Annotated[str, AfterValidator(check_unicode)]
 
 
 def utcnow() -> datetime:
@@ -111,7 +129,10 @@ def normalize_line(raw: str) -> tuple[str, LineKind]:
         value = value[4:]
         if not _HANDLE.match(value):
             raise ValueError("a SIP line must look like sip:user or sip:user@host")
-        return value, "sip"
+        user, at, host = value.partition("@")
+        if _PHONE.match(user):  # sip:415-555-0100 is the number 4155550100
+            user = re.sub(r"[^0-9]", "", user)
+        return user + at + host.lower(), "sip"  # hosts are case-insensitive (RFC 3261 19.1.4)
     if _PHONE.match(value):
         digits = re.sub(r"[^0-9]", "", value)
         if not 3 <= len(digits) <= 20:
@@ -122,6 +143,14 @@ def normalize_line(raw: str) -> tuple[str, LineKind]:
     raise ValueError(
         "a line is a phone number (+14155550100), a SIP user (sip:alice) or a link name (letters, digits, . _ ~ + -)"
     )
+
+
+def line_address(line: str) -> str:
+    """The address a canonical line answers to, whatever the variant: ``alex``,
+    ``alex@pbx`` and ``Alex@other`` are all ``alex``; ``+14155550100`` and
+    ``14155550100`` are ``14155550100``. One owner per address, so no variant of a
+    line can capture calls meant for another owner's line."""
+    return line.partition("@")[0].lower().removeprefix("+")
 
 
 class LineBody(_Strict):

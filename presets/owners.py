@@ -6,6 +6,7 @@ Keys (``ca:`` prefix):
 - ``ca:owners``               set of owner ids
 - ``ca:apikey:{sha256}``      -> oid (API keys are stored only hashed)
 - ``ca:line:{line}``          -> oid; a line belongs to exactly one owner
+- ``ca:lineaddr:{address}``   -> oid; every variant of an address (``line_address``) too
 - ``ca:owner:{oid}:lines``    hash: line -> Line JSON
 - ``ca:owner:{oid}:profile``  Profile JSON
 """
@@ -21,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 
 from .errors import Conflict, NotFound
-from .models import Lang, Line, LineKind, Owner, Profile, default_profile
+from .models import Lang, Line, LineKind, Owner, Profile, default_profile, line_address
 
 API_KEY_PREFIX = "ca_"
 
@@ -97,7 +98,9 @@ class OwnerStore:
     # ----------------------------------------------------------- lines ----
 
     async def claim_line(self, owner_id: str, line: str, kind: LineKind, label: str | None) -> tuple[Line, bool]:
-        """Register ``line`` for the owner. Returns (line, created). Conflict if taken."""
+        """Register ``line`` for the owner. Returns (line, created). Conflict if the line,
+        or any variant of it (:func:`line_address`), belongs to another owner."""
+        await self._claim_address(owner_id, line)
         claimed = await self._r.set(f"ca:line:{line}", owner_id, nx=True)
         if not claimed:
             holder = await self._r.get(f"ca:line:{line}")
@@ -110,6 +113,22 @@ class OwnerStore:
         await self._r.hset(f"ca:owner:{owner_id}:lines", line, record.model_dump_json())
         return record, bool(claimed)
 
+    async def _claim_address(self, owner_id: str, line: str) -> None:
+        """Reserve the line's address for the owner (SET NX makes two owners racing for
+        variants of one address end with exactly one winner)."""
+        address = line_address(line)
+        key = f"ca:lineaddr:{address}"
+        if not await self._r.set(key, owner_id, nx=True):
+            holder = await self._r.get(key)
+            if holder is not None and _s(holder) != owner_id:
+                raise Conflict(f"line {line} shadows a line registered to another owner", field="line")
+            return
+        # Lines registered before addresses were reserved: the plain variant's holder wins.
+        plain = await self._r.get(f"ca:line:{address}")
+        if plain is not None and _s(plain) != owner_id:
+            await self._r.delete(key)
+            raise Conflict(f"line {line} shadows a line registered to another owner", field="line")
+
     async def release_line(self, owner_id: str, line: str) -> None:
         holder = await self._r.get(f"ca:line:{line}")
         if holder is None or _s(holder) != owner_id:
@@ -118,6 +137,11 @@ class OwnerStore:
             pipe.delete(f"ca:line:{line}")
             pipe.hdel(f"ca:owner:{owner_id}:lines", line)
             await pipe.execute()
+        address = line_address(line)
+        if not any(line_address(other.line) == address for other in await self.list_lines(owner_id)):
+            key = f"ca:lineaddr:{address}"
+            if _s(await self._r.get(key) or "") == owner_id:
+                await self._r.delete(key)
 
     async def list_lines(self, owner_id: str) -> list[Line]:
         raw = await self._r.hgetall(f"ca:owner:{owner_id}:lines")

@@ -142,7 +142,8 @@ IDENTITY_FAMILY = re.compile(
 )
 IDENTITY_OWNER = re.compile(
     r"\b(?:i'm|i am|this is|it's)\s+(?:the owner|the account holder|the phone'?s owner|him|"
-    r"her|he|she|himself|herself)\b(?! (?:wife|husband))|\bit's me\b.{0,20}\bhe\b"
+    # "this is her" claims to be the owner; "this is her sister" introduces someone else.
+    r"her|he|she|himself|herself)\b(?!\s*'s)(?!\s+(?!(?:speaking|here|calling)\b)[a-z])|\bit's me\b.{0,20}\bhe\b"
     r"|我(?:就)?是(?:机主|他本人|她本人|本人|这个号码的主人|号码主人|他自己|她自己|户主)"
     r"|\b(?:read|play|give|tell|show)\s+me\s+my\s+(?:messages|voicemails?|call log|texts|notes)\b|"
     r"\bwhat messages do i have\b|\bany messages for me\b|(?:念|读|放)(?:一下)?我的(?:留言|消息|语音)|"
@@ -157,6 +158,13 @@ IDENTITY_AUTHORITY = re.compile(
     r"bank manager|bank officer)\b|\bofficer\s+\w+\s+(?:here|speaking)\b"
     r"|我是.{0,8}?(?:警察|公安|派出所|民警|警官|刑警|法院|检察院|银行|税务局|海关|运营商|移动公司|"
     r"联通|电信|社保|医保局|公安局|反诈中心)"
+)
+# The caller checks the number they dialled ("is this Alex's phone?", "请问这是陈先生的手机吗").
+LINE_CHECK = re.compile(
+    r"\b(?:is this|is that|am i (?:speaking|talking) (?:to|with)|have i reached|did i reach|i'm trying to reach)\s+"
+    r"(?:the\s+)?(?:[\w.'-]+\s+){0,3}?[\w.-]+'s\s+(?:cell\s+|mobile\s+)?(?:phone|number|line|cell|mobile)"
+    r"(?:\s+number)?\b\s*\??"
+    r"|(?:请问)?(?:这|这里|这边|您这|你这)(?:个)?(?:是|里是)[^,.!?;:。，？]{1,10}?的?(?:手机|电话|号码)(?:号码?)?(?:吗|么|嘛|是吧|对吧)"
 )
 ACCESS: Rules = _rules(
     (

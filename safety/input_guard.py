@@ -27,6 +27,7 @@ from ._input_lexicon import (
     IDENTITY_FAMILY,
     IDENTITY_OWNER,
     INJECTION,
+    LINE_CHECK,
     PRESSURE,
     PROBE,
     Rules,
@@ -82,7 +83,7 @@ def _pretexting(norm: str, asks: bool) -> str | None:
             return rule
         rest = _FILLER.sub("", norm[: m.start()] + norm[m.end() :])
         if len(rest) <= 4:
-            return "pretext.identity_only"
+            return "identity.only"  # an introduction: identity_claim, not pretexting
     return None
 
 
@@ -100,10 +101,13 @@ class InputGuard:
             found["injection"] = inj
         if ext:
             found["extraction"] = ext
-        probe = _first(PROBE, norm)
+        # "Is this Alex Morgan's phone?" checks the caller dialled right: not a probe.
+        probe = _first(PROBE, LINE_CHECK.sub(" ", norm))
         access = _first(ACCESS, norm)
         pre = _pretexting(norm, asks=bool(probe or access))
-        if pre:
+        if pre == "identity.only":
+            found["identity_claim"] = pre
+        elif pre:
             found["pretexting"] = pre
         pressure = _first(PRESSURE, norm)
         if pressure and (probe or access):

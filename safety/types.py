@@ -15,7 +15,11 @@ INPUT_KINDS: tuple[str, ...] = (
     "pretexting",
     "social_engineering",
     "private_probe",
+    # "I'm his friend Lao Zhang" and nothing else: an introduction, recorded for the owner
+    # but no attack by itself (asking for private data or access under it is pretexting).
+    "identity_claim",
 )
+ATTACK_KINDS: tuple[str, ...] = INPUT_KINDS[:-1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,3 +157,58 @@ def test_cli_rejects_bad_lang(tmp_path: Path, lang: str) -> None:
     env = {**os.environ, "CALLASSIST_DATA_DIR": str(tmp_path)}
     r = _cli(env, "owner", "create", "--name", "x", "--lang", lang)
     assert r.returncode != 0
+
+
+async def test_call_record_saved_after_redis_outage_and_never_goes_backwards(tmp_path: Path) -> None:
+    """A call that ends while Redis is down (issue 15, item 5): the turn spoken during the
+    outage and the end land once a real redis-server is back; a stale copy never wins."""
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from app.resources import make_redis
+    from pipeline.records import CallStore, RetryOptions
+    from pipeline.session import CallServices, CallSession
+    from presets.owners import OwnerStore
+    from presets.pool import PresetStore
+
+    rp = RedisProcess(tmp_path / "r", free_port())
+    rp.start()
+    redis: Redis = make_redis(rp.url, make_settings(rp.url, tmp_path))
+    try:
+        calls = CallStore(redis, 3600, retry=RetryOptions(first_delay_s=0.05, max_delay_s=0.2))
+        owners = OwnerStore(redis)
+        services = CallServices(redis=redis, owners=owners, presets=PresetStore(redis), calls=calls)
+        owner, _ = await owners.create_owner("Alex", "en")
+        session = await CallSession.open(services, owner_id=owner.owner_id, channel="twilio", line="+15550100")
+        await session.turn("Hi, is Alex there?")
+        stale = (await calls.get(session.call_id)).model_copy(deep=True)  # type: ignore[union-attr]
+
+        rp.stop()
+        await session.turn("Please tell him Sam called about the invoice.")
+        await session.hangup("caller_hangup", outcome="caller_hangup")
+        assert calls.pending == 1  # the newest version only: older ones are superseded
+
+        rp.start()  # same port and folder: the AOF is replayed
+        for _ in range(200):
+            if calls.pending == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert calls.pending == 0 and calls.dropped == 0
+        record = await calls.get(session.call_id)
+        assert record is not None
+        assert record.ended_at is not None and record.end_reason == "caller_hangup"
+        assert [t.caller_text for t in record.turns] == [
+            "Hi, is Alex there?",
+            "Please tell him Sam called about the invoice.",
+        ]
+
+        # Another worker's stale copy of the record is refused: the record never goes backwards.
+        other = CallStore(redis, 3600)
+        await other.save(stale)
+        again = await calls.get(session.call_id)
+        assert again is not None and len(again.turns) == 2 and again.ended_at is not None
+        await calls.close()
+    finally:
+        await redis.aclose()
+        rp.stop()

@@ -328,3 +328,23 @@ def _check_wav(path: Path, folder: Path) -> None:
     with wave.open(str(path)) as w:
         assert w.getnchannels() == 2
         assert w.getnframes() / w.getframerate() > 3.0  # greeting + caller + reply
+
+
+async def test_full_instance_answers_busy_politely(
+    voice_server: ServerThread, owner_api: httpx.AsyncClient, clean_redis: RedisProcess
+) -> None:
+    """Past CALLASSIST_MAX_VOICE_CALLS: busy TwiML (both languages) and the stream refused
+    with 1013 (try again later), not one more call slowing every other."""
+    await _setup_owner(owner_api, clean_redis.url, lang="en", line="+15550100005")
+    slots = voice_server.server.config.app.state.resources.voice.slots  # type: ignore[attr-defined]
+    limit, slots.limit = slots.limit, 0
+    try:
+        async with httpx.AsyncClient(base_url=voice_server.base_url) as twilio:
+            r = await twilio.post("/telephony/twilio/voice", data={"To": "+15550100005"})
+        assert "busy" in r.text and "繁忙" in r.text and "<Hangup/>" in r.text and "<Stream" not in r.text
+        call = PhoneCall(_ws(voice_server), "+15550100005")
+        await call.connect()
+        await asyncio.wait_for(call.closed.wait(), 10)
+        assert call.close_code == 1013 and call.received() == b""
+    finally:
+        slots.limit = limit

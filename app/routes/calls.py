@@ -9,17 +9,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from redis.exceptions import LockError
 
 from pipeline.records import CallRecord
 from pipeline.session import CallSession
-from presets.models import Lang, Scene, normalize_line
+from presets.models import Lang, Scene, UnicodeText, normalize_line
 from presets.owners import hash_api_key
 
 from ..deps import OwnerId, ResourcesDep, authenticate
 from ..errors import ApiError
+from ..limits import enforce
 from ..resources import Resources
 
 router = APIRouter(prefix="/v1/calls", tags=["calls"])
@@ -27,14 +28,14 @@ router = APIRouter(prefix="/v1/calls", tags=["calls"])
 
 class TextCallBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    line: str | None = Field(default=None, max_length=200)
+    line: UnicodeText | None = Field(default=None, max_length=200)
     lang: Lang | None = None
     scene_hint: Scene | None = None
 
 
 class TurnBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    text: str | None = Field(default=None, max_length=2000)
+    text: UnicodeText | None = Field(default=None, max_length=2000)
     silence: bool = False
 
     @model_validator(mode="after")
@@ -55,10 +56,13 @@ async def _caller(res: Resources, call_id: str, authorization: str | None) -> st
     """The owner of ``call_id`` if the request carries the owner's key or the call's token."""
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
-        bound = await res.redis.get(_call_token_key(token.strip()))
+        token_key = _call_token_key(token.strip())
+        bound = await res.redis.get(token_key)
         if bound is not None:
             if bound != call_id:
                 raise ApiError(404, "not_found", f"no call {call_id}")
+            limit = res.settings.call_token_turns_per_minute
+            await enforce(res.redis, token_key.removeprefix("ca:"), limit, "requests with this call token")
             record = await res.calls.get(call_id)
             if record is None:
                 raise ApiError(404, "not_found", f"no call {call_id}")
@@ -97,10 +101,16 @@ async def _text_call(res: Resources, owner_id: str, call_id: str) -> AsyncIterat
 
 @router.post("/text", status_code=201)
 async def start_text_call(
-    body: TextCallBody, res: ResourcesDep, authorization: Annotated[str | None, Header()] = None
+    body: TextCallBody, request: Request, res: ResourcesDep, authorization: Annotated[str | None, Header()] = None
 ) -> dict[str, Any]:
-    """Start a text call: the owner from the API key, or from the line (as a caller would)."""
+    """Start a text call: the owner from the API key, or from the line (as a caller would:
+    anonymous, limited per address and per line, kept briefly until it proves real)."""
     owner_id: str | None = await authenticate(res, authorization) if authorization else None
+    anonymous = owner_id is None
+    s = res.settings
+    if anonymous:  # before the line lookup, so probing for registered lines is bounded too
+        address = request.client.host if request.client else "unknown"
+        await enforce(res.redis, f"anon:addr:{address}", s.text_calls_per_address_per_minute, "anonymous text calls")
     line = None
     if body.line is not None:
         try:
@@ -113,6 +123,9 @@ async def start_text_call(
         owner_id = line_owner
     if owner_id is None:
         raise ApiError(401, "unauthorized", "send an API key, or a line that reaches an owner", field="line")
+    if anonymous:
+        limit = s.text_calls_per_line_per_minute
+        await enforce(res.redis, f"anon:line:{line}", limit, "anonymous text calls to this line")
     session = await CallSession.open(
         res.services,
         owner_id=owner_id,
@@ -120,9 +133,10 @@ async def start_text_call(
         scene_hint=body.scene_hint,
         channel="text",
         line=line,
+        anonymous=anonymous,
     )
     token = "ct_" + secrets.token_urlsafe(24)
-    await res.redis.set(_call_token_key(token), session.call_id, ex=res.settings.call_retention_s)
+    await res.redis.set(_call_token_key(token), session.call_id, ex=s.unproven_call_retention_s)
     return {
         "call_id": session.call_id,
         "greeting": session.greeting,
@@ -141,6 +155,7 @@ async def call_turn(
     """One caller turn: ``{"text": ...}`` or ``{"silence": true}``."""
     owner_id = await _caller(res, call_id, authorization)
     async with _text_call(res, owner_id, call_id) as session:
+        await _within_call_limits(res, session, body.text)
         result = await session.turn(None if body.silence else body.text)
     return {
         "reply": result.reply,
@@ -156,6 +171,22 @@ async def call_turn(
         "relation": result.relation,
         "safety_interventions": [i.model_dump() for i in result.interventions],
     }
+
+
+async def _within_call_limits(res: Resources, session: CallSession, text: str | None) -> None:
+    """A text call ends at ``text_call_max_turns`` turns or ``text_call_max_chars`` of caller text."""
+    s = res.settings
+    said = sum(len(t.caller_text or "") for t in session.record.turns) + len(text or "")
+    if len(session.record.turns) < s.text_call_max_turns and said <= s.text_call_max_chars:
+        return
+    await session.hangup("call_limit", outcome="limit_reached")
+    raise ApiError(
+        409,
+        "call_limit",
+        f"a text call has at most {s.text_call_max_turns} turns and {s.text_call_max_chars} characters "
+        "from the caller; this call has ended",
+        field="text",
+    )
 
 
 @router.post("/{call_id}/hangup")
@@ -178,7 +209,9 @@ async def list_calls(
     owner: OwnerId,
     res: ResourcesDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    before: Annotated[float | None, Query(description="Unix time: calls started before it")] = None,
+    before: Annotated[
+        float | None, Query(description="Unix time: calls started before it", allow_inf_nan=False)
+    ] = None,
 ) -> dict[str, Any]:
     records = await res.calls.list(owner, limit=limit, before=before)
     return {"calls": [r.summary() for r in records], "now": time.time()}

@@ -21,6 +21,7 @@ from prometheus_client.exposition import choose_encoder
 
 from ..deps import ResourcesDep
 from ..errors import ApiError
+from ..limits import WINDOW_S, count_hit, hits_so_far
 from ..ops import OpsOptions, OpsToken, Sampler, resolve_ops_token
 from ..ops.auth import COOKIE_NAME
 from ..ops.probes import probe_redis
@@ -105,6 +106,8 @@ OpsAuth = Annotated[None, Depends(require_ops)]
 
 
 WRONG_TOKEN = "Wrong token."
+TOO_MANY_WRONG = "Too many wrong tokens from this address; wait a minute."
+OPS_LOGIN_FAILURES_PER_MINUTE = 10
 TOKEN_IN_QUERY = (
     "Not in the query string: access logs keep it. Use this form, or /ops#token=..., which stays in the browser."
 )
@@ -173,9 +176,16 @@ async def login_page(request: Request) -> Response:
 
 @router.post("/ops/login", include_in_schema=False)
 async def login(request: Request) -> Response:
+    redis = request.app.state.resources.redis
+    key = f"opsfail:{request.client.host if request.client else 'unknown'}"
+    if await hits_so_far(redis, key) >= OPS_LOGIN_FAILURES_PER_MINUTE:
+        response = _html("login.html", status=429, error=TOO_MANY_WRONG)
+        response.headers["Retry-After"] = str(WINDOW_S)
+        return response
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     if _ops_token(request).matches((form.get("token") or [""])[0]):
         return _logged_in(request)
+    await count_hit(redis, key)
     return _html("login.html", status=401, error=WRONG_TOKEN)
 
 
@@ -204,7 +214,7 @@ async def asset(name: str) -> Response:
 async def summary(
     request: Request,
     _: OpsAuth,
-    since: Annotated[float | None, Query(description="Only points after this Unix time")] = None,
+    since: Annotated[float | None, Query(description="Only points after this Unix time", allow_inf_nan=False)] = None,
 ) -> dict[str, Any]:
     """The current point and the sampled series (percentiles in ms over the window)."""
     sampler: Sampler = request.app.state.ops_sampler

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
+import contextlib
 import hmac
 import logging
 from typing import Annotated
 from xml.sax.saxutils import quoteattr
 
-from fastapi import APIRouter, Header, Request, WebSocket
+from fastapi import APIRouter, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 
 from pipeline import metrics
@@ -18,10 +17,16 @@ from presets.models import normalize_line
 from ..deps import ResourcesDep
 from ..errors import ApiError
 from ..resources import Resources
+from ..stream_auth import check_stream_token, make_stream_token, stream_secret, twilio_signature
 
 router = APIRouter(prefix="/telephony", tags=["telephony"])
 log = logging.getLogger(__name__)
 
+_BUSY_TWIML = (
+    '<?xml version="1.0" encoding="UTF-8"?><Response>'
+    '<Say language="en-US">Sorry, all our lines are busy right now. Please call again in a few minutes.</Say>'
+    '<Say language="zh-CN">抱歉，现在线路繁忙，请稍后再拨。</Say><Hangup/></Response>'
+)
 _UNKNOWN_LINE_TWIML = (
     '<?xml version="1.0" encoding="UTF-8"?><Response>'
     '<Say language="en-US">Sorry, this number is not in service.</Say>'
@@ -29,26 +34,21 @@ _UNKNOWN_LINE_TWIML = (
 )
 
 
-def twilio_signature(auth_token: str, url: str, params: dict[str, str]) -> str:
-    """Twilio's X-Twilio-Signature: HMAC-SHA1 over the URL plus sorted POST params."""
-    data = url + "".join(k + params[k] for k in sorted(params))
-    digest = hmac.new(auth_token.encode(), data.encode(), hashlib.sha1).digest()
-    return base64.b64encode(digest).decode()
+def _ws_base(public_url: str) -> str:
+    base = public_url.rstrip("/")
+    if base.startswith("https://"):
+        return "wss://" + base.removeprefix("https://")
+    return "ws://" + base.removeprefix("http://")
 
 
 def _stream_url(request: Request, res: Resources) -> str:
-    base = res.settings.public_url
-    if base:
-        base = base.rstrip("/")
-        ws = (
-            "wss://" + base.removeprefix("https://")
-            if base.startswith("https://")
-            else "ws://" + base.removeprefix("http://")
-        )
-        return ws + "/telephony/twilio"
-    proto = request.headers.get("x-forwarded-proto", request.url.scheme)
-    host = request.headers.get("x-forwarded-host", request.headers.get("host", request.url.netloc))
-    return f"{'wss' if proto in ('https', 'wss') else 'ws'}://{host}/telephony/twilio"
+    if res.settings.public_url:
+        return _ws_base(res.settings.public_url) + "/telephony/twilio"
+    if res.settings.env == "production":
+        raise ApiError(503, "unavailable", "set CALLASSIST_PUBLIC_URL", headers={"Retry-After": "60"})
+    # Development only: the request's own host (never X-Forwarded-Host, which anyone can send).
+    scheme = "wss" if request.url.scheme == "https" else "ws"
+    return f"{scheme}://{request.url.netloc}/telephony/twilio"
 
 
 async def _owner_for(res: Resources, raw_line: str | None) -> tuple[str, str] | None:
@@ -78,12 +78,18 @@ async def twilio_voice(
     resolved = await _owner_for(res, to)
     if resolved is None:
         return Response(_UNKNOWN_LINE_TWIML, media_type="application/xml")
+    if res.voice is not None and res.voice.slots.full:
+        metrics.CALLS.labels(transport="twilio", outcome="busy").inc()
+        return Response(_BUSY_TWIML, media_type="application/xml")
     _, line = resolved
     params = [
         ("line", line),
         ("from_number", form.get("From", "")),
         ("call_sid", form.get("CallSid", "")),
     ]
+    secret = stream_secret(res.settings, "twilio")
+    if secret is not None:
+        params.append(("stream_token", make_stream_token(secret, line)))
     body = "".join(f"<Parameter name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in params if v)
     twiml = (
         '<?xml version="1.0" encoding="UTF-8"?><Response><Connect>'
@@ -93,28 +99,71 @@ async def twilio_voice(
     return Response(twiml, media_type="application/xml")
 
 
+def _twilio_signed_upgrade(ws: WebSocket, res: Resources) -> bool:
+    token = res.settings.twilio_auth_token
+    signature = ws.headers.get("x-twilio-signature")
+    if token is None or not signature:
+        return False
+    if res.settings.public_url:
+        url = _ws_base(res.settings.public_url) + ws.url.path + (f"?{ws.url.query}" if ws.url.query else "")
+    else:
+        url = str(ws.url)
+    return hmac.compare_digest(twilio_signature(token.get_secret_value(), url, {}), signature)
+
+
+def _stream_authorized(ws: WebSocket, res: Resources, provider: str, line: str | None, token: str | None) -> bool:
+    secret = stream_secret(res.settings, provider)
+    if secret is None:
+        return True
+    if provider == "twilio" and _twilio_signed_upgrade(ws, res):
+        return True
+    try:
+        canonical = normalize_line(line or "")[0]
+    except ValueError:
+        return False
+    return check_stream_token(secret, canonical, token)
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close unless the caller already went (a frame over the size limit, a hang-up):
+    closing twice is not an error to log."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        await ws.close(code=code, reason=reason)
+
+
 async def _media_ws(ws: WebSocket, provider: str) -> None:
     from pipeline.telephony import HandshakeError, read_start, run_telephony_call
 
     res: Resources = ws.app.state.resources
     await ws.accept()
-    if res.voice is None:
-        await ws.close(code=1013, reason="voice calls are disabled")
-        return
     try:
         info = await read_start(ws, provider)
     except HandshakeError as exc:
         metrics.CALLS.labels(transport=provider, outcome="no_start").inc()
         log.warning("telephony handshake failed", extra={"provider": provider, "reason": exc.reason})
-        await ws.close(code=1008, reason=exc.reason)
+        await _close(ws, 1008, exc.reason)
+        return
+    token = info.params.get("stream_token") if isinstance(info.params, dict) else None
+    if not _stream_authorized(ws, res, provider, info.line, token if isinstance(token, str) else None):
+        metrics.CALLS.labels(transport=provider, outcome="unauthorized").inc()
+        await _close(ws, 1008, "unauthorized")
+        return
+    if res.voice is None:
+        await _close(ws, 1013, "voice calls are disabled")
         return
     resolved = await _owner_for(res, info.line)
     if resolved is None:
         metrics.CALLS.labels(transport=provider, outcome="unknown_line").inc()
-        await ws.close(code=1008, reason="unknown line")
+        await _close(ws, 1008, "unknown line")
+        return
+    if not res.voice.slots.acquire(provider):
+        await _close(ws, 1013, "busy: too many calls, try again later")
         return
     owner_id, line = resolved
-    await run_telephony_call(res.voice, ws, info, owner_id=owner_id, line=line)
+    try:
+        await run_telephony_call(res.voice, ws, info, owner_id=owner_id, line=line)
+    finally:
+        res.voice.slots.release()
 
 
 @router.websocket("/twilio")

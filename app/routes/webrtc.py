@@ -85,7 +85,7 @@ async def _resolve(res: Resources, line: str) -> tuple[str, str]:
 
 
 @router.post("/webrtc/offer", response_model=Answer)
-async def offer(body: OfferBody, res: ResourcesDep) -> Answer | JSONResponse:
+async def offer(body: OfferBody, request: Request, res: ResourcesDep) -> Answer | JSONResponse:
     """An SDP offer for a call to ``requestData.line``; the answer carries ``pc_id`` for
     trickle ICE (PATCH) and renegotiation (POST with the same ``pc_id``)."""
     from pipeline.webrtc import WebRTCError
@@ -99,6 +99,7 @@ async def offer(body: OfferBody, res: ResourcesDep) -> Answer | JSONResponse:
             line=line,
             pc_id=body.pc_id,
             restart=bool(body.restart_pc),
+            source=request.client.host if request.client else "",
         )
     except WebRTCError as exc:
         headers = {"Retry-After": "5"} if exc.retryable else None

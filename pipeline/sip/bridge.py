@@ -86,12 +86,25 @@ class VoiceCallHandler:
         if resolved is None:
             metrics.CALLS.labels(transport="sip", outcome="unknown_line").inc()
             return 404
+        if self.voice.slots.full:  # the instance's voice-call budget (503 + Retry-After)
+            metrics.CALLS.labels(transport="sip", outcome="busy").inc()
+            return 503
         call.context = resolved
         return None
 
     async def run(self, call: SipCall) -> None:
         assert self.voice is not None and call.media is not None and call.plan is not None
         owner_id, line = call.context
+        if not self.voice.slots.acquire("sip"):
+            call.end_reason = "busy"
+            return  # filled up between the INVITE and its ACK: hang up at once
+        try:
+            await self._talk(call, owner_id, line)
+        finally:
+            self.voice.slots.release()
+
+    async def _talk(self, call: SipCall, owner_id: str, line: str) -> None:
+        assert self.voice is not None and call.media is not None and call.plan is not None
         voice_call = await open_voice_call(
             self.voice, owner_id=owner_id, line=line, channel="sip", transport_name="sip"
         )

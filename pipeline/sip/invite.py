@@ -15,6 +15,10 @@ from .message import SipMessage, response_to, stamp_via
 T1 = 0.5
 T2 = 4.0
 TIMEOUT_64T1 = 64 * T1
+# A caller that does not ACK our 200 OK within this is not a caller: the dialog ends and
+# its slot is free (RFC 3261 allows 64*T1 = 32 s; a real UA ACKs within a round trip).
+# Errors are retransmitted as long: they hold no slot, and fewer resends limit reflection.
+ACK_WAIT_S = 4.0
 
 Send = Callable[[bytes, tuple[str, int]], None]
 
@@ -74,7 +78,7 @@ class InviteTransaction:
     async def retransmit(self, on_timeout: Callable[[], Awaitable[None]]) -> None:
         """Until ACK; ``on_timeout`` runs when none came (a 2xx: end the call)."""
         interval = T1
-        deadline = time.monotonic() + TIMEOUT_64T1
+        deadline = time.monotonic() + ACK_WAIT_S
         try:
             while time.monotonic() < deadline:
                 with contextlib.suppress(TimeoutError):

@@ -29,6 +29,7 @@ class RtpStats:
     packets_out: int = 0
     dropped_in: int = 0  # malformed, from a stranger, or over the queue limit
     late_ticks: int = 0  # sender ticks more than one packet late
+    withheld: int = 0  # packets not sent: no RTP yet from the caller to learn its address
     events: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -37,6 +38,7 @@ class RtpStats:
             "packets_out": self.packets_out,
             "dropped_in": self.dropped_in,
             "late_ticks": self.late_ticks,
+            "withheld": self.withheld,
             "dtmf": "".join(self.events),
         }
 
@@ -66,6 +68,8 @@ class RtpSession:
         self.events: asyncio.Queue[str] = asyncio.Queue()
         self._transport: asyncio.DatagramTransport | None = None
         self._allowed_hosts: set[str] = set()
+        self._signaling_host: str | None = None
+        self._target: tuple[str, int] | None = None  # where our RTP goes
         self._out = bytearray()
         self._tick = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
@@ -105,6 +109,8 @@ class RtpSession:
         self.plan = plan
         self._codecs = {plan.payload_type: plan.codec, 0: "PCMU", 8: "PCMA"}
         self._allowed_hosts = {plan.remote_host} | ({signaling_host} if signaling_host else set())
+        self._signaling_host = signaling_host
+        self._aim(plan)
         self.sending = plan.direction in ("sendrecv", "recvonly")
         if self._sender is None:
             self._sender = asyncio.get_running_loop().create_task(self._send_loop())
@@ -114,7 +120,15 @@ class RtpSession:
         self.plan = plan
         self._codecs[plan.payload_type] = plan.codec
         self._allowed_hosts.add(plan.remote_host)
+        self._aim(plan)
         self.sending = plan.direction in ("sendrecv", "recvonly")
+
+    def _aim(self, plan: AudioPlan) -> None:
+        """Send to the SDP's address only when it is the caller's own (the signalling
+        source), else wait for the caller's first RTP packet and answer where it came
+        from (symmetric RTP): an SDP naming someone else never turns us into a reflector."""
+        own = self._signaling_host is None or plan.remote_host == self._signaling_host
+        self._target = (plan.remote_host, plan.remote_port) if own else None
 
     async def close(self) -> None:
         if self._sender is not None:
@@ -141,6 +155,8 @@ class RtpSession:
             metrics.DROPPED_FRAMES.labels(transport="sip", reason="malformed").inc()
             return
         self.stats.packets_in += 1
+        if self._target is None:
+            self._target = (str(addr[0]), int(addr[1]))  # latched: the caller's real media address
         if plan.event_pt is not None and packet.payload_type == plan.event_pt:
             self._event(packet)
             return
@@ -205,9 +221,12 @@ class RtpSession:
                 payload = rtp.encode(plan.codec, pcm)
             else:
                 payload = rtp.SILENCE[plan.codec]
-            if self.sending and self._transport is not None:
+            target = self._target
+            if self.sending and self._transport is not None and target is None:
+                self.stats.withheld += 1
+            elif self.sending and self._transport is not None and target is not None:
                 packet = rtp.RtpPacket(plan.payload_type, self._seq, self._ts, self._ssrc, payload, marker)
-                self._transport.sendto(packet.encode(), (plan.remote_host, plan.remote_port))
+                self._transport.sendto(packet.encode(), target)
                 self.stats.packets_out += 1
                 marker = False
             self._seq = (self._seq + 1) & 0xFFFF

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO"
 KNOWN_NOT_ALLOWED = {"REGISTER", "SUBSCRIBE", "NOTIFY", "PUBLISH", "MESSAGE", "REFER", "UPDATE", "PRACK"}
 TX_CACHE_LIMIT = 10_000
+BUSY_RETRY_AFTER_S = 30
 
 
 class CallHandler(Protocol):
@@ -58,6 +59,7 @@ class SipConfig:
     advertise: str | None = None  # address put in Contact, Via and SDP; default: host
     rtp_ports: tuple[int, int] | None = None  # None: any free port
     max_calls: int = 16
+    max_calls_per_source: int = 4
     user_agent: str = "CallAssist"
 
     @property
@@ -262,6 +264,10 @@ class SipServer:
             self._final(tx, 482, reason="Loop Detected")
             return
         if len(self.calls) >= self.config.max_calls:
+            self._final(tx, 503, extra=[("Retry-After", str(BUSY_RETRY_AFTER_S))])
+            return
+        if sum(1 for c in self.calls.values() if c.source[0] == addr[0]) >= self.config.max_calls_per_source:
+            self._count("busy_source")
             self._final(tx, 486)
             return
         if msg.body:
@@ -302,7 +308,8 @@ class SipServer:
             # The caller never confirmed the call: end it (RFC 3261 13.3.1.4).
             tx.call.end_reason = "no_ack"
             tx.call.state = "confirmed"
-            await self._send_bye(tx.call, wait_s=2.0)
+            # One BYE, not retransmitted: the source may be spoofed (no amplification).
+            await self._send_bye(tx.call, wait_s=T1 / 2)
             await self._release(tx.call)
 
     async def _admit(self, tx: InviteTransaction) -> int | None:
@@ -318,7 +325,8 @@ class SipServer:
         if tx.final is not None:
             return None  # cancelled meanwhile
         if status is not None:
-            self._final(tx, status)
+            extra = [("Retry-After", str(BUSY_RETRY_AFTER_S))] if status == 503 else None
+            self._final(tx, status, extra=extra)
             return status
         media = RtpSession(self.config.host, port_range=self.config.rtp_ports)
         try:
