@@ -81,17 +81,21 @@ def serve(
     """Run the service (embedded Redis unless CALLASSIST_REDIS_URL is set)."""
     import uvicorn
 
+    from .drain import DrainingServer
     from .main import create_app
 
     setup_logging()
     settings = get_settings()
-    uvicorn.run(
-        create_app(settings),
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
         host=host or settings.host,
         port=settings.port if port is None else port,
         log_level=os.environ.get("CALLASSIST_LOG_LEVEL", "info").lower(),
         ws_max_size=1024 * 1024,
     )
+    # SIGTERM drains (no new calls; active ones finish, at most MAX_CALL_S), then exits.
+    DrainingServer(config, app=app, max_drain_s=settings.max_call_s + 5).run()
 
 
 @owner_cli.command("create")

@@ -93,6 +93,7 @@ class Resources:
     precomputer: Any = None
     admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
+    draining: bool = False  # SIGTERM: no new calls; see app/drain.py
     sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
     webrtc: Any = None  # pipeline.webrtc.WebRTCCalls when voice calls are on
 

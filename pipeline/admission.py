@@ -19,15 +19,28 @@ BUSY_RETRY_AFTER_S = 30
 
 @dataclass
 class CallSlots:
-    """A counter with a limit; :meth:`acquire` / :meth:`release` around each voice call."""
+    """A counter with a limit; :meth:`acquire` / :meth:`release` around each voice call.
+
+    While ``draining`` (SIGTERM: the instance is leaving) no new call is admitted and the
+    calls in progress finish; every transport asks :attr:`full` before answering.
+    """
 
     limit: int = 8
     in_use: int = 0
     refused: int = 0
+    draining: bool = False
 
     @property
     def full(self) -> bool:
-        return self.in_use >= self.limit
+        """No new voice call here: at the budget, or draining."""
+        return self.draining or self.in_use >= self.limit
+
+    @property
+    def state(self) -> str:
+        """``draining``, ``full`` or ``accepting`` (what /readyz and SIP OPTIONS report)."""
+        if self.draining:
+            return "draining"
+        return "full" if self.in_use >= self.limit else "accepting"
 
     def acquire(self, transport: str) -> bool:
         if self.full:

@@ -7,6 +7,7 @@ and the other instance keeps serving."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import Iterator
 
@@ -36,13 +37,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisProce
     tmp = tmp_path_factory.mktemp("scale")
     redis = RedisProcess(tmp / "redis", free_port())
     redis.start()
+    proxy_port = free_port()  # the service address every instance hands out
     env = {
         "CALLASSIST_INSTANCE_HEARTBEAT_S": "0.5",
         "CALLASSIST_INSTANCE_TTL_S": "2",
         "CALLASSIST_SILENCE_TIMEOUT_S": "8",
+        "CALLASSIST_PUBLIC_URL": f"http://127.0.0.1:{proxy_port}",
     }
     procs = [start_instance(n, redis.url, tmp, voice=True, **env) for n in ("pod-a", "pod-b")]
-    proxy = HAProxy(tmp / "haproxy", procs)
+    proxy = HAProxy(tmp / "haproxy", procs, port=proxy_port)
     try:
         for p in procs:
             wait_voice_warm(p)
@@ -57,13 +60,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisProce
         redis.stop()
 
 
-async def _owner(redis_url: str) -> str:
+async def _owner(redis_url: str) -> tuple[str, str]:
     r = Redis.from_url(redis_url, decode_responses=True)
     try:
-        _, key = await OwnerStore(r).create_owner("Alex Chen", "en")
+        owner, key = await OwnerStore(r).create_owner("Alex Chen", "en")
     finally:
         await r.aclose()
-    return key
+    return owner.owner_id, key
 
 
 async def _text_call(api: httpx.AsyncClient, i: int) -> str:
@@ -83,7 +86,7 @@ async def test_text_and_voice_calls_spread_and_a_killed_instance_loses_nothing_b
     world: tuple[RedisProcess, list[Proc], HAProxy],
 ) -> None:
     redis, (a, b), proxy = world
-    key = await _owner(redis.url)
+    _, key = await _owner(redis.url)
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=proxy.base_url, headers=headers, timeout=30) as api:
         (await api.put(f"/v1/lines/{LINE}")).raise_for_status()
@@ -175,3 +178,69 @@ async def test_text_and_voice_calls_spread_and_a_killed_instance_loses_nothing_b
         for r in latest:
             rec = (await api.get(f"/v1/calls/{r['call_id']}")).json()
             assert rec["instance"] == "pod-b" and rec["turns"], rec
+
+
+async def test_sigterm_drains_without_cutting_a_call(world: tuple[RedisProcess, list[Proc], HAProxy]) -> None:
+    """SIGTERM: no new calls (readyz 503, webhook redirect to the service address, media
+    stream refused), the calls in progress finish normally, then the process exits."""
+    redis, (_, b), proxy = world
+    owner_id, key = await _owner(redis.url)
+    line = "+15550142001"
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=b.base_url, headers=headers, timeout=30) as api:
+        (await api.put(f"/v1/lines/{line}")).raise_for_status()
+        (
+            await api.put("/v1/presets/regular/delivery", json={"response": "Please leave it with the front desk."})
+        ).raise_for_status()
+        voices = {"en": PiperEngine()}
+        first = speak(voices, "en", "Hi, this is UPS with a parcel for Alex.")
+        second = speak(voices, "en", "Where should I leave it?")
+        ws = f"ws://127.0.0.1:{b.port}/telephony/twilio"
+        calls = [PhoneCall(ws, line) for _ in range(2)]
+        for c in calls:
+            await c.connect()
+        await asyncio.gather(*(c.listen(max_wait_s=30) for c in calls))
+        await asyncio.gather(*(c.say(first, max_wait_s=40) for c in calls))
+
+        before = (await api.get("/readyz")).json()
+        assert before["voice"]["calls"] == 2, before  # both calls are in progress here
+        assert not any(c.closed.is_set() for c in calls)
+        t_term = time.monotonic()
+        b.proc.send_signal(signal.SIGTERM)
+        for _ in range(50):  # the drain starts within a loop iteration of the signal
+            r = await api.get("/readyz")
+            if r.status_code == 503:
+                break
+            await asyncio.sleep(0.1)
+        assert r.status_code == 503 and r.json()["status"] == "draining", r.text
+        # A new call is not admitted here: Twilio is sent back to the service address...
+        hook = await api.post("/telephony/twilio/voice", data={"To": line, "From": "+15550009999", "CallSid": "CA1"})
+        assert f'<Redirect method="POST">{proxy.base_url}/telephony/twilio/voice?attempt=1</Redirect>' in hook.text
+        # ...and a media stream that reaches this instance anyway is refused.
+        late = PhoneCall(ws, line)
+        await late.connect()
+        await asyncio.wait_for(late.closed.wait(), 10)
+
+        # The calls in progress carry on to their natural end.
+        replies = await asyncio.gather(*(c.say(second, max_wait_s=40) for c in calls))
+        assert all(r.latency_s is not None for r in replies)
+        assert b.alive()  # still serving its calls
+        for c in calls:
+            await c.hangup()
+        b.proc.wait(60)
+        exited = time.monotonic() - t_term
+        print(f"\nSIGTERM with 2 active calls: exited {exited:.1f} s later, after both calls ended")
+
+    r = Redis.from_url(redis.url, decode_responses=True)
+    try:
+        import json
+
+        ids = await r.zrevrange(f"ca:owner:{owner_id}:calls", 0, 10)
+        records = [json.loads(await r.get(f"ca:call:{cid}")) for cid in ids]
+    finally:
+        await r.aclose()
+    voice = [rec for rec in records if rec["channel"] == "twilio" and rec["turns"]]
+    assert len(voice) == 2
+    for rec in voice:
+        assert rec["end_reason"] == "caller_hangup", rec["end_reason"]  # not cut by the shutdown
+        assert [t["caller_text"] is not None for t in rec["turns"]].count(True) >= 2

@@ -134,6 +134,9 @@ class StubHandler:
     ended: list[str | None] = field(default_factory=list)
     received_pcm: bytearray = field(default_factory=bytearray)
 
+    def accepting(self) -> bool:
+        return True
+
     async def admit(self, call: SipCall) -> int | None:
         if call.user == "slow":
             await asyncio.sleep(2.0)

@@ -30,9 +30,18 @@ async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
         return JSONResponse(err, 503, headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
     body: dict[str, object] = {"status": "ready", "redis": "ok"}
     if res.voice is not None:
+        slots = res.voice.slots
         body["voice"] = {
             "asr_loaded": res.voice.recognizer.loaded,
             "warm": res.voice_warm,
             "tts_pending": res.precomputer.pending if res.precomputer is not None else 0,
+            "calls": slots.in_use,
+            "capacity": slots.limit,
+            "admission": slots.state,
         }
+    if res.draining or (res.voice is not None and res.voice.slots.full):
+        # Not ready for *new* calls (full, or draining after SIGTERM): load balancers and
+        # Kubernetes send new work elsewhere; calls in progress carry on here.
+        body["status"] = "draining" if res.draining else "full"
+        return JSONResponse(body, 503, headers={"Retry-After": "5"})
     return body

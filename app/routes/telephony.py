@@ -6,7 +6,7 @@ import contextlib
 import hmac
 import logging
 from typing import Annotated
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 from fastapi import APIRouter, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
@@ -62,6 +62,29 @@ async def _owner_for(res: Resources, raw_line: str | None) -> tuple[str, str] | 
     return (owner, line) if owner else None
 
 
+REDIRECT_ATTEMPTS = 3  # a full (or draining) instance hands a call back this many times
+
+
+def _elsewhere_or_busy(request: Request, res: Resources) -> Response:
+    """This instance is full or draining: send Twilio back to the service address (the
+    load balancer picks another instance) a few times, then answer busy."""
+    try:
+        attempt = int(request.query_params.get("attempt", "0"))
+    except ValueError:
+        attempt = REDIRECT_ATTEMPTS
+    public = res.settings.public_url
+    if public and attempt < REDIRECT_ATTEMPTS:
+        metrics.CALLS.labels(transport="twilio", outcome="redirected").inc()
+        target = f"{public.rstrip('/')}/telephony/twilio/voice?attempt={attempt + 1}"
+        twiml = (
+            '<?xml version="1.0" encoding="UTF-8"?><Response>'
+            f'<Redirect method="POST">{escape(target)}</Redirect></Response>'
+        )
+        return Response(twiml, media_type="application/xml")
+    metrics.CALLS.labels(transport="twilio", outcome="busy").inc()
+    return Response(_BUSY_TWIML, media_type="application/xml")
+
+
 @router.post("/twilio/voice")
 async def twilio_voice(
     request: Request, res: ResourcesDep, x_twilio_signature: Annotated[str | None, Header()] = None
@@ -70,7 +93,13 @@ async def twilio_voice(
     form = {k: str(v) for k, v in (await request.form()).items()}
     token = res.settings.twilio_auth_token
     if token is not None:
-        url = (res.settings.public_url.rstrip("/") + request.url.path) if res.settings.public_url else str(request.url)
+        # Twilio signs the whole URL it called, query string included (a <Redirect> adds one).
+        query = f"?{request.url.query}" if request.url.query else ""
+        url = (
+            (res.settings.public_url.rstrip("/") + request.url.path + query)
+            if res.settings.public_url
+            else str(request.url)
+        )
         expected = twilio_signature(token.get_secret_value(), url, form)
         if not x_twilio_signature or not hmac.compare_digest(expected, x_twilio_signature):
             raise ApiError(403, "forbidden", "invalid X-Twilio-Signature")
@@ -79,8 +108,7 @@ async def twilio_voice(
     if resolved is None:
         return Response(_UNKNOWN_LINE_TWIML, media_type="application/xml")
     if res.voice is not None and res.voice.slots.full:
-        metrics.CALLS.labels(transport="twilio", outcome="busy").inc()
-        return Response(_BUSY_TWIML, media_type="application/xml")
+        return _elsewhere_or_busy(request, res)
     _, line = resolved
     params = [
         ("line", line),

@@ -92,6 +92,9 @@ class VoiceCallHandler:
         call.context = resolved
         return None
 
+    def accepting(self) -> bool:
+        return self.voice is not None and not self.voice.slots.full
+
     async def run(self, call: SipCall) -> None:
         assert self.voice is not None and call.media is not None and call.plan is not None
         owner_id, line = call.context

@@ -47,6 +47,10 @@ class CallHandler(Protocol):
         """None to answer the call, else the SIP status to reject it with (404, 486, 503)."""
         ...
 
+    def accepting(self) -> bool:
+        """Would a new call be admitted now (OPTIONS answers 200, else 503)?"""
+        ...
+
     async def run(self, call: SipCall) -> None:
         """The call, from ACK until it ends; return to hang up (the server sends BYE)."""
         ...
@@ -208,7 +212,10 @@ class SipServer:
         elif method == "CANCEL":
             self._cancel(msg, addr)
         elif method == "OPTIONS":
-            self._reply(msg, addr, 200, extra=self._capabilities())
+            if self.handler.accepting():
+                self._reply(msg, addr, 200, extra=self._capabilities())
+            else:  # full or draining: a dispatcher (Kamailio) marks us inactive and routes elsewhere
+                self._reply(msg, addr, 503, extra=[*self._capabilities(), ("Retry-After", str(BUSY_RETRY_AFTER_S))])
         elif method == "INFO":
             self._info(msg, addr)
         elif method in KNOWN_NOT_ALLOWED:
