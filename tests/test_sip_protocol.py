@@ -133,9 +133,10 @@ class StubHandler:
     dtmf: list[str] = field(default_factory=list)
     ended: list[str | None] = field(default_factory=list)
     received_pcm: bytearray = field(default_factory=bytearray)
+    open_for_calls: bool = True  # False: full or draining
 
     def accepting(self) -> bool:
-        return True
+        return self.open_for_calls
 
     async def admit(self, call: SipCall) -> int | None:
         if call.user == "slow":
@@ -301,6 +302,18 @@ def _options(port: int) -> message.SipMessage:
         return uac.recv()
     finally:
         uac.close()
+
+
+def test_options_answer_503_while_full_or_draining(sip: tuple[SipServer, StubHandler]) -> None:
+    """Kamailio's dispatcher probes with OPTIONS: 503 marks this instance inactive."""
+    server, handler = sip
+    handler.open_for_calls = False
+    try:
+        busy = _options(server.port)
+        assert busy.status == 503 and busy.get("Retry-After") == "30"
+    finally:
+        handler.open_for_calls = True
+    assert _options(server.port).status == 200
 
 
 def test_options_register_unknown_method_and_garbage(sip: tuple[SipServer, StubHandler]) -> None:
