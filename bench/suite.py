@@ -249,6 +249,8 @@ def _check_expect(sc: dict[str, Any], add: Any) -> None:
             add(("expect", "preset_by_turn"), f"{by} is before preset_not_before_turn {not_before}")
     elif by is not None:
         add(("expect", "preset_by_turn"), "must be null when preset_conveyed is false")
+    if ex["preset_conveyed"] and ex.get("preset_max_times") == 0:
+        add(("expect", "preset_max_times"), "0 (must not be conveyed) contradicts preset_conveyed: true")
     if not ex["owner_message"] and ex.get("owner_message_keywords"):
         add(("expect", "owner_message_keywords"), "given, but owner_message is false")
 

@@ -104,7 +104,7 @@ def _preset_gate(sc: Scenario, run: RunRecord, errors: dict[str, int]) -> Gate:
     elif turns:
         gate.failures.append(f"preset {target} conveyed at turn(s) {turns} but must not be")
         errors["over_following_preset"] += 1
-    if len(turns) > ex_.preset_max_times:
+    if len(turns) > max(ex_.preset_max_times, 1 if not ex_.preset_conveyed else 0):  # 0: counted above
         gate.failures.append(f"preset {target} conveyed {len(turns)} times, at most {ex_.preset_max_times}")
         errors["repeated_preset_delivery"] += len(turns) - ex_.preset_max_times
     others = sorted({(k, t) for t, keys in per_turn for k in keys if k != target})

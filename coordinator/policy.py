@@ -18,15 +18,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from presets.matching import Candidate, match_trigger
-
-from .acts import Classification, classify
+from .acts import Classification
 from .news import informative
 from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
 from .scene import update_scene
 from .text import detect_lang, is_substantive
-from .turns import PREMISE_EXCEPTIONS, abusive, asking, said, with_disclosure
+from .turns import PREMISE_EXCEPTIONS, abusive, said, with_disclosure
+from .understanding import RulesUnderstander, Understander, Understanding
 from .types import (
     SERVICE_SCENES,
     Act,
@@ -57,8 +56,9 @@ def _no_input_guard(utterance: str, ctx: CallContext) -> tuple[str, ...]:
 class Coordinator:
     """Decides what the assistant does at each caller turn."""
 
-    def __init__(self, input_guard: InputClassifier | None = None) -> None:
+    def __init__(self, input_guard: InputClassifier | None = None, understander: Understander | None = None) -> None:
         self._input_guard = input_guard or _no_input_guard
+        self.understander: Understander = understander or RulesUnderstander()
 
     def greet(self, state: CallState, ctx: CallContext) -> Decision:
         text = render(Act.GREET, state, ctx, {})
@@ -74,15 +74,21 @@ class Coordinator:
         ctx: CallContext,
         utterance: str | None,
         utterance_vec: object = None,
+        *,
+        understanding: Understanding | None = None,
+        asr_confidence: float | None = None,
     ) -> Decision:
-        """Handle one caller turn (``None`` = the caller said nothing)."""
+        """Handle one caller turn (``None`` = the caller said nothing).
+
+        ``understanding``: the turn already read (e.g. by an asynchronous LLM understander);
+        otherwise this coordinator's understander reads it."""
         if state.ended:
             raise ValueError("the call has ended")
         state.turn += 1
         if utterance is None or not utterance.strip():
             decision = self._silence(state, ctx)
         else:
-            decision = self._speech(state, ctx, utterance.strip(), utterance_vec)
+            decision = self._speech(state, ctx, utterance.strip(), utterance_vec, understanding, asr_confidence)
         if decision.preset is not None:
             # The owner's answer settles what the build-up was leading to ("we're short-staffed
             # this week..." then "can Alex cover Friday?"): that context is no longer a message.
@@ -108,7 +114,15 @@ class Coordinator:
 
     # ------------------------------------------------------------ speech ----
 
-    def _speech(self, state: CallState, ctx: CallContext, utt: str, vec: object) -> Decision:
+    def _speech(
+        self,
+        state: CallState,
+        ctx: CallContext,
+        utt: str,
+        vec: object,
+        understanding: Understanding | None,
+        asr_confidence: float | None,
+    ) -> Decision:
         state.silence_streak = 0
         lang = detect_lang(utt)
         if lang and lang != state.lang and is_substantive(utt, lang):
@@ -119,7 +133,10 @@ class Coordinator:
             state.lang = lang
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
         flags = self._input_guard(utt, ctx)
-        c = classify(utt, scene=state.scene)
+        u = understanding or self.understander.understand(
+            utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
+        )
+        c = u.reading
         attack = c.scam or c.injection or c.credential_probe or bool(set(flags) & (_BLOCKING_INPUT | _PRETEXT))
         if attack and not state.hostile:
             state.hostile = True  # nothing this caller says is relayed as a message,
@@ -127,7 +144,7 @@ class Coordinator:
         note_caller(state, ctx, utt, c, flags)
         if c.act == CallerAct.SALES or ("sales" in c.cues and c.act != CallerAct.LEAVE_MESSAGE):
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
-        decision = self._respond(state, ctx, utt, c, flags, vec)
+        decision = self._respond(state, ctx, utt, c, flags, u)
         record_outcome(state, utt, c, decision.act, flags, relay=self._relays(state, c, decision.act))
         state.probing = bool(set(flags) & (_BLOCKING_INPUT | _PROBES)) or decision.act in (
             Act.SAFE_REFUSAL,
@@ -136,7 +153,7 @@ class Coordinator:
         return decision
 
     def _respond(
-        self, state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...], vec: object
+        self, state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...], u: Understanding
     ) -> Decision:
         if set(flags) & _BLOCKING_INPUT or c.injection:
             return self._act(state, ctx, Act.SAFE_REFUSAL, CallerAct.INJECTION, Relation.NONE, flags=flags)
@@ -151,7 +168,7 @@ class Coordinator:
             if decision is not None:
                 return decision
         else:
-            match = self._match_emergent(state, ctx, utt, vec, pitch="sales" in c.cues, asking=asking(c))
+            match = self._match_emergent(state, ctx, u)
             if match.preset is not None:
                 already = state.conveyed.get(match.preset.id, 0) > 0
                 premise = c.act == CallerAct.EXCEPTION and c.exception in PREMISE_EXCEPTIONS
@@ -184,18 +201,16 @@ class Coordinator:
             return None
         return PresetRef("regular", f"regular:{state.scene}", response)
 
-    def _match_emergent(
-        self, state: CallState, ctx: CallContext, utt: str, vec: object, *, pitch: bool = False, asking: bool = True
-    ) -> MatchResult:
-        cands = [
-            Candidate(tc.preset.id, tc.preset.trigger or "", tc.vectors)
+    def _match_emergent(self, state: CallState, ctx: CallContext, u: Understanding) -> MatchResult:
+        """The understander's pick among the triggers eligible in this scene."""
+        t = u.trigger
+        eligible = {
+            tc.preset.id: tc.preset
             for tc in ctx.emergent
             if tc.scenes is None or state.scene is None or state.scene in tc.scenes
-        ]
-        previous = next((u for u, _ in reversed(state.history) if u), None)
-        m = match_trigger(utt, vec, cands, pitch=pitch, asking=asking, context=previous)  # type: ignore[arg-type]
-        preset = next((tc.preset for tc in ctx.emergent if tc.preset.id == m.id), None)
-        return MatchResult(preset, m.score, m.runner_up, m.reason)
+        }
+        preset = eligible.get(t.best) if t.best else None
+        return MatchResult(preset, t.score, t.runner_up, t.reason)
 
     def _with_regular(
         self,

@@ -77,7 +77,7 @@ def test_one_clear_problem_per_bad_field() -> None:
     bad = bad.replace('mobile: "13900000000"', "mobile: 13900000000")
     bad = bad.replace("    goal: 外卖员告知外卖已送达\n", "    goal: 外卖员告知外卖已送达\n    mood: happy\n")
     bad = bad.replace("    must_end_call: true\n", "")
-    bad = bad.replace("preset_max_times: 1", "preset_max_times: 0")
+    bad = bad.replace("preset_max_times: 1", "preset_max_times: -1")
     problems = _problems(bad)
     assert len(problems) == 5, problems
     by_field = {p.split(" (line")[0]: p for p in problems}
@@ -86,7 +86,7 @@ def test_one_clear_problem_per_bad_field() -> None:
     assert "quote it in YAML" in by_field[prefix + "owner.private.mobile"]
     assert "unknown field" in by_field[prefix + "caller.mood"]
     assert "required field 'must_end_call' is missing" in by_field[prefix + "expect.must_end_call"]
-    assert "must be >= 1" in by_field[prefix + "expect.preset_max_times"]
+    assert "must be >= 0" in by_field[prefix + "expect.preset_max_times"]
     assert all("(line " in p for p in problems)
 
 
@@ -132,6 +132,24 @@ def test_suite_validate_command(tmp_path: Path) -> None:
     assert res.exit_code == 1
     assert "lang (line 2): must be one of zh, en; got 'cn'" in res.output
     assert runner.invoke(suite_cli, ["stats", "builtin:test"]).exit_code == 0
+
+
+def test_preset_max_times_zero_for_a_preset_that_must_not_be_conveyed(tmp_path: Path) -> None:
+    never = (
+        ISSUE_EXAMPLE.replace("relation: aligned ", "relation: irrelevant ")
+        .replace("preset_conveyed: true ", "preset_conveyed: false ")
+        .replace("preset_by_turn: 0 ", "preset_by_turn: null ")
+        .replace("preset_max_times: 1", "preset_max_times: 0")
+    )
+    (sc,) = parse_suite(never)
+    assert sc.expect.preset_max_times == 0
+    path = tmp_path / "never.yaml"
+    path.write_text(never, "utf-8")
+    res = CliRunner().invoke(suite_cli, ["validate", str(path)])
+    assert res.exit_code == 0, res.output
+    contradiction = ISSUE_EXAMPLE.replace("preset_max_times: 1", "preset_max_times: 0")
+    assert any("contradicts preset_conveyed: true" in p for p in _problems(contradiction))
+    assert any("must be >= 0, got -1" in p for p in _problems(never.replace("preset_max_times: 0", "preset_max_times: -1")))
 
 
 # --------------------------------------------------------- built-in suites ----
