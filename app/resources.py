@@ -69,6 +69,20 @@ def make_realizer(settings: Settings) -> Realizer:
     return LLMRealizer(healths, deadline_ms=settings.llm_ttft_deadline_ms)
 
 
+def make_caller_understander(settings: Settings, embedder: Embedder) -> object:
+    """``CALLASSIST_UNDERSTANDER``: rules, learned (default) or llm (falls back to learned)."""
+    from pipeline.understanders import make_understander
+
+    return make_understander(
+        settings.understander,
+        embed=embedder.embed_one,
+        llm_base_url=settings.llm_base_url,
+        llm_model=settings.llm_model,
+        llm_api_key=settings.llm_api_key.get_secret_value(),
+        deadline_ms=settings.nlu_deadline_ms,
+    )
+
+
 def ice_servers(settings: Settings) -> list[Any]:
     """The configured STUN/TURN servers as aiortc wants them."""
     from aiortc import RTCIceServer
@@ -118,6 +132,7 @@ class Resources:
         services = CallServices(
             redis=redis, owners=owners, presets=presets, calls=calls,
             realizer=make_realizer(settings), embedder=embedder,
+            understander=make_caller_understander(settings, embedder),
         )  # fmt: skip
         services.liveness = InstanceLiveness(
             redis,

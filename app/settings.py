@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     llm_probe_interval_s: float = Field(default=5.0, gt=0)
     llm_admission_requests: int = Field(default=5, ge=1, le=50)
 
+    # Understanding the caller (coordinator/understanding.py): rules, learned, or an LLM
+    # (the LLM endpoint is llm_base_url / llm_model; it falls back to learned past the deadline).
+    understander: Literal["rules", "learned", "llm"] = "learned"
+    nlu_deadline_ms: int = Field(default=400, ge=20, le=5000)
+
     # Voice calls (telephony WebSockets, WebRTC, SIP).
     voice: bool = True
     asr_threads: int = Field(default=2, ge=1, le=16)

@@ -44,6 +44,10 @@ def bench_text(
         str | None, typer.Option(help="CallAssist's LLM realizer endpoint(s), comma-separated")
     ] = None,
     llm_model: Annotated[str | None, typer.Option(help="CallAssist's LLM realizer model")] = None,
+    understander: Annotated[
+        str | None,
+        typer.Option(help="CallAssist's understander(s), comma-separated (rules,learned,llm): side by side"),
+    ] = None,
 ) -> None:
     """Text calls over a simulated noisy phone line: pass@1, pass^k, error types, HTML report."""
     from .suite import SuiteError
@@ -72,6 +76,7 @@ def bench_text(
         judge_base_url=judge_base_url,
         judge_model=judge_model,
         settings=settings,
+        understanders=tuple(u.strip() for u in (understander or "").split(",") if u.strip()),
     )
     try:
         run(cfg)
@@ -125,6 +130,22 @@ def bench_decisions(
     from .decisions import run_decision_bench
 
     run_decision_bench(suites=suite or ["builtin:dev", "builtin:test"], repeats=repeats, out=out)
+
+
+@bench_cli.command("nlu")
+def bench_nlu(
+    split: Annotated[str, typer.Option(help="dev, test or a corpus folder")] = "dev",
+    data: Annotated[Path, typer.Option(help="Corpus root")] = Path("data/nlu"),
+    out: Annotated[Path | None, typer.Option(help="Write the figures as JSON here")] = None,
+) -> None:
+    """Utterance-level figures of the learned understander vs the rules on a held-out corpus
+    split: intent / exception / focus / form accuracy per language, trigger-match accuracy,
+    a confusion table of the primary intent, and calibration (ECE)."""
+    from .nlu.report import run_nlu_bench
+
+    folder = data / split if split in ("train", "dev", "test") else Path(split)
+    if not run_nlu_bench(folder, out=out):
+        raise typer.Exit(1)
 
 
 @bench_cli.command("asr")

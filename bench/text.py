@@ -30,6 +30,8 @@ from .report import build_report, write_report
 from .scenario import Scenario
 from .suite import load_suite
 
+UNDERSTANDERS = ("rules", "learned", "llm")
+
 CALLASSIST = "callassist"
 CALLASSIST_NOGUARD = "callassist-noguard"
 BASELINE_SET = (*BASELINES, CALLASSIST_NOGUARD)
@@ -57,13 +59,32 @@ class TextBenchConfig:
     judge_base_url: str | None = None
     judge_model: str = "default"
     settings: dict[str, Any] = field(default_factory=dict)  # CallAssist Settings overrides
+    understanders: tuple[str, ...] = ()  # several: one CallAssist agent each, side by side
+
+
+def _understander_of(name: str) -> str | None:
+    """``callassist-learned`` -> ``learned`` (a CallAssist agent with that understander)."""
+    prefix = CALLASSIST + "-"
+    rest = name.removeprefix(prefix)
+    return rest if name.startswith(prefix) and rest in UNDERSTANDERS else None
 
 
 def agent_names(cfg: TextBenchConfig) -> list[str]:
-    names = list(dict.fromkeys(cfg.agents))
+    bad = [u for u in cfg.understanders if u not in UNDERSTANDERS]
+    if bad:
+        raise BenchError(f"unknown understander(s) {bad}; choose from {', '.join(UNDERSTANDERS)}")
+    names: list[str] = []
+    for agent in cfg.agents:
+        if agent == CALLASSIST and cfg.understanders:
+            names += [f"{CALLASSIST}-{u}" for u in cfg.understanders]
+        else:
+            names.append(agent)
+    names = list(dict.fromkeys(names))
     if cfg.baselines:
         names += [b for b in BASELINE_SET if b not in names]
-    unknown = [n for n in names if n not in (*BUILTIN_AGENTS, CALLASSIST, CALLASSIST_NOGUARD)]
+    unknown = [
+        n for n in names if n not in (*BUILTIN_AGENTS, CALLASSIST, CALLASSIST_NOGUARD) and not _understander_of(n)
+    ]
     if unknown:
         choices = ", ".join((CALLASSIST, CALLASSIST_NOGUARD, *BUILTIN_AGENTS))
         raise BenchError(f"unknown agent(s) {unknown}; choose from {choices}")
@@ -77,7 +98,7 @@ def callassist_available() -> bool:
 @contextlib.asynccontextmanager
 async def _factories(cfg: TextBenchConfig, names: list[str]) -> AsyncIterator[dict[str, AgentFactory]]:
     """Agent factories by name; opens (and closes) CallAssist environments as needed."""
-    wanted = [n for n in names if n in (CALLASSIST, CALLASSIST_NOGUARD)]
+    wanted = [n for n in names if n in (CALLASSIST, CALLASSIST_NOGUARD) or _understander_of(n)]
     if wanted and not callassist_available():
         raise BenchError("CallAssist is not available here (no pipeline.session)")
     async with contextlib.AsyncExitStack() as stack:
@@ -86,11 +107,13 @@ async def _factories(cfg: TextBenchConfig, names: list[str]) -> AsyncIterator[di
             if name in BUILTIN_AGENTS:
                 factories[name] = BUILTIN_AGENTS[name]
                 continue
+            understander = _understander_of(name)
+            settings = {**cfg.settings, **({"understander": understander} if understander else {})}
             env = await stack.enter_async_context(
                 CallAssistEnv(
                     realizer=cfg.realizer,
-                    safety_guard=name == CALLASSIST,
-                    settings=cfg.settings,
+                    safety_guard=name != CALLASSIST_NOGUARD,
+                    settings=settings,
                 )
             )
             factories[name] = _callassist_factory(env, name, cfg.scene_hint)
@@ -177,6 +200,7 @@ async def run_text_bench(cfg: TextBenchConfig, *, console: Console | None = None
         "line_noise": "on" if cfg.noise else "off",
         "caller": "adaptive" if cfg.caller_base_url else "scripted",
         "scene_hint": cfg.scene_hint,
+        "understander": ",".join(cfg.understanders) or "configured",
     }
     judge = await _judge(cfg, scenarios, results)
     report = build_report(scenarios, results, k=cfg.k, noise=noise, meta=meta, judge=judge)

@@ -52,12 +52,14 @@ class CallServices:
     output_guard: OutputGuard | None = field(default_factory=OutputGuard)  # None: guard off (baseline only)
     loader: ContextLoader | None = None
     liveness: Any = None  # pipeline.liveness.InstanceLiveness: which instance holds a voice call
+    understander: Any = None  # pipeline.understanders.make_understander(); None: rules
 
     def __post_init__(self) -> None:
         if self.loader is None:
             self.loader = ContextLoader(self.redis, self.owners, self.presets)
         guard = self.input_guard
-        self.coordinator = Coordinator(lambda utt, ctx: guard.classify(utt).kinds)
+        sync = getattr(self.understander, "fallback", self.understander)  # llm: learned inside the decision
+        self.coordinator = Coordinator(lambda utt, ctx: guard.classify(utt).kinds, understander=sync)
 
 
 @dataclass
@@ -201,11 +203,14 @@ class CallSession:
             started = time.perf_counter()
             caller_t = self.elapsed()
             text = text.strip() if text and text.strip() else None
-            vec = None
-            if text and self.ctx.emergent:
+            vec, understanding = None, None
+            nlu = self.services.understander
+            if text and (self.ctx.emergent or getattr(nlu, "wants_embedding", False)):
                 vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
+            if text and hasattr(nlu, "prepare"):  # an asynchronous reading (llm), before the decision
+                understanding = await nlu.prepare(text, state=self.state, ctx=self.ctx, vec=vec)
             t_decide = time.perf_counter()
-            decision = self.services.coordinator.decide(self.state, self.ctx, text, vec)
+            decision = self.services.coordinator.decide(self.state, self.ctx, text, vec, understanding=understanding)
             coordinator_ms = (time.perf_counter() - t_decide) * 1000
             self.current_decision = decision
             decision_ms = (time.perf_counter() - started) * 1000

@@ -1,0 +1,1 @@
+"""Training and evaluating the learned understander (``callassist train nlu``, ``bench nlu``)."""

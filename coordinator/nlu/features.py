@@ -1,0 +1,190 @@
+"""Features for the learned understander: hashed character n-grams (the turn and the
+assistant's previous line) beside the e5 sentence embedding. Pure numpy; the same code
+builds training matrices and the per-turn vector, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+TEXT_DIM = 1 << 13  # hashed n-grams of the caller's turn
+CONTEXT_DIM = 1 << 10  # hashed n-grams of the assistant's previous line
+EMBED_DIM = 384  # multilingual-e5-small
+EMBED_SCALE = 1.0
+# The rule classifier's reading as evidence (stacking): its act, cues and turn-shape flags.
+RULE_ACTS = (
+    "greeting", "arrival", "where_to_leave", "info_question", "exception", "ask_owner", "ask_identity",
+    "leave_message", "ask_decision", "ask_private", "sales", "injection", "closing", "ack", "statement", "other",
+)  # fmt: skip
+RULE_CUES = (
+    "greeting", "arrival", "where", "ask_owner", "message", "decision", "private", "sales", "closing", "threat",
+    "abuse", "scam", "identity", "en_route", "dismiss", "press_yes", "injection",
+)  # fmt: skip
+RULE_EXCEPTIONS = (
+    "blocked", "spilled", "damaged", "wrong_item", "late", "cant_find", "installation", "signature", "payment",
+    "id_needed", "problem",
+)  # fmt: skip
+RULE_FLAGS = (
+    "question", "repeat_request", "en_route", "starts_with_ack", "ack_marked", "ends_with_closing", "ends_with_thanks",
+    "dismiss", "self_id", "callback_number", "nobody_home", "insists", "urgent",
+)  # fmt: skip
+RULE_DIM = len(RULE_ACTS) + len(RULE_CUES) + len(RULE_EXCEPTIONS) + len(RULE_FLAGS)
+RULE_SCALE = 0.5
+FEATURE_DIM = TEXT_DIM + CONTEXT_DIM + EMBED_DIM + RULE_DIM + 2  # + [empty context, bias]
+
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return _SPACE.sub(" ", text).strip()
+
+
+def _hash(token: str, dim: int) -> int:
+    return zlib.crc32(token.encode("utf-8")) % dim
+
+
+def ngram_counts(text: str, dim: int, *, prefix: str = "") -> dict[int, float]:
+    """Character 1-3 grams (with word boundaries) and word unigrams/bigrams, hashed."""
+    t = normalize(text)
+    out: dict[int, float] = {}
+    padded = f" {t} "
+    for n in (1, 2, 3):
+        for i in range(len(padded) - n + 1):
+            gram = padded[i : i + n]
+            if gram.strip():
+                h = _hash(f"{prefix}c{n}:{gram}", dim)
+                out[h] = out.get(h, 0.0) + 1.0
+    words = _WORD.findall(t)
+    for i, w in enumerate(words):
+        h = _hash(f"{prefix}w:{w}", dim)
+        out[h] = out.get(h, 0.0) + 1.0
+        if i:
+            h = _hash(f"{prefix}b:{words[i - 1]}|{w}", dim)
+            out[h] = out.get(h, 0.0) + 1.0
+    # The end of a turn carries its force ("...放哪", "...or the back?"): mark the last grams.
+    tail = t[-3:]
+    if tail:
+        out[_hash(f"{prefix}end:{tail}", dim)] = out.get(_hash(f"{prefix}end:{tail}", dim), 0.0) + 1.0
+    out[_hash(f"{prefix}q:{'?' in t or '？' in t}", dim)] = 1.0
+    return out
+
+
+def _dense(counts: dict[int, float], dim: int) -> np.ndarray:
+    v = np.zeros(dim, dtype=np.float32)
+    if counts:
+        idx = np.fromiter(counts.keys(), dtype=np.int64)
+        v[idx] = np.log1p(np.fromiter(counts.values(), dtype=np.float32))
+        norm = float(np.linalg.norm(v))
+        if norm:
+            v /= norm
+    return v
+
+
+def rule_vector(text: str, scene: str | None) -> np.ndarray:
+    """The rule classifier's reading of the turn as a 0/1 vector (RULE_* above)."""
+    from ..acts import classify
+
+    c = classify(text, scene=scene)
+    v = np.zeros(RULE_DIM, dtype=np.float32)
+    if c.act.value in RULE_ACTS:
+        v[RULE_ACTS.index(c.act.value)] = 1.0
+    base = len(RULE_ACTS)
+    for cue in c.cues:
+        if cue in RULE_CUES:
+            v[base + RULE_CUES.index(cue)] = 1.0
+    base += len(RULE_CUES)
+    if c.exception in RULE_EXCEPTIONS:
+        v[base + RULE_EXCEPTIONS.index(c.exception)] = 1.0
+    base += len(RULE_EXCEPTIONS)
+    for i, flag in enumerate(RULE_FLAGS):
+        v[base + i] = 1.0 if getattr(c, flag) else 0.0
+    return RULE_SCALE * v
+
+
+def featurize(
+    text: str, context: str | None, embedding: np.ndarray | None, rules: np.ndarray | None = None
+) -> np.ndarray:
+    """One feature row (float32, FEATURE_DIM). ``rules``: :func:`rule_vector` (computed if None)."""
+    parts = [
+        _dense(ngram_counts(text, TEXT_DIM), TEXT_DIM),
+        _dense(ngram_counts(context or "", CONTEXT_DIM, prefix="ctx:"), CONTEXT_DIM),
+    ]
+    emb = np.zeros(EMBED_DIM, dtype=np.float32) if embedding is None else np.asarray(embedding, np.float32)
+    parts.append(EMBED_SCALE * emb.reshape(EMBED_DIM))
+    parts.append(rule_vector(text, None) if rules is None else rules)
+    parts.append(np.array([0.0 if context else 1.0, 1.0], dtype=np.float32))
+    return np.concatenate(parts)
+
+
+def featurize_many(
+    texts: Sequence[str],
+    contexts: Sequence[str | None],
+    embeddings: np.ndarray | None,
+    scenes: Sequence[str | None] | None = None,
+) -> np.ndarray:
+    scenes = scenes or [None] * len(texts)
+    rows = [
+        featurize(t, c, None if embeddings is None else embeddings[i], rule_vector(t, scenes[i]))
+        for i, (t, c) in enumerate(zip(texts, contexts, strict=True))
+    ]
+    return np.stack(rows) if rows else np.zeros((0, FEATURE_DIM), dtype=np.float32)
+
+
+# ------------------------------------------------------------ trigger pairs ----
+
+PAIR_FEATURES = (
+    "cos",
+    "cos_sq",
+    "lex",
+    "char_jaccard",
+    "focus_clash",
+    "same_focus",
+    "trigger_focus_unasked",
+    "question_trigger",
+    "sales_trigger",
+    "rule_match",
+    "bias",
+)
+
+
+def char_bigrams(text: str) -> set[str]:
+    t = re.sub(r"[\s\W_]+", "", normalize(text))
+    return {t[i : i + 2] for i in range(len(t) - 1)}
+
+
+def pair_features(trigger: str, utterance: str, cos: float) -> np.ndarray:
+    """Evidence that ``utterance`` is the situation ``trigger`` describes (see PAIR_FEATURES).
+
+    ``cos``: the best e5 cosine between the trigger's variants and the utterance."""
+    from presets import matching as m
+
+    t_core = m.third_person(m.core(trigger))
+    a, b = char_bigrams(t_core), char_bigrams(utterance)
+    jac = len(a & b) / len(a | b) if a and b else 0.0
+    u_focus = m.focus(utterance)
+    t_focus = m.focus(t_core)
+    clash = bool(t_focus and u_focus and t_focus != u_focus)
+    rule = m.match_trigger(utterance, None, [m.Candidate("t", trigger, None)]).id is not None
+    rule = rule or (cos >= m.COS_STRONG and not clash)
+    return np.array(
+        [
+            cos,
+            cos * cos,
+            m.lexical_overlap(trigger, utterance),
+            jac,
+            float(clash),
+            float(bool(t_focus) and t_focus == u_focus),
+            float(bool(t_focus) and not u_focus),
+            float(m.is_question_trigger(trigger)),
+            float(m.is_sales_trigger(trigger)),
+            float(rule),
+            1.0,
+        ],
+        dtype=np.float32,
+    )

@@ -1,0 +1,206 @@
+"""``learned``: the trained heads read the turn; the policy's table maps intents to acts.
+
+What is learned: the intents (multi-label), the exception kind, the question's focus and
+form, the scene evidence and the emergent-trigger match probability. What stays rule-based
+(learning was not better on this data, or there is nothing to learn): the slots (caller
+name, callback digits, message body), the turn-shape details the policy reads (starts
+with "ok", ends with thanks / goodbye, insists after a refusal), and the safety flags,
+which the learned reading can add to but never clear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..acts import Classification, classify, message_body
+from ..types import CallerAct
+from ..understanding import (
+    TriggerReading,
+    Understanding,
+    emergent_candidates,
+    slots_of,
+)
+from .model import NLUModel, Reading, shared_model
+
+if TYPE_CHECKING:
+    from ..types import CallContext, CallState
+
+# The auditable table: the first active intent (in this order) is the caller's primary act.
+# It mirrors the rules' priority: what the assistant must handle (an exception, a probe,
+# a decision) before what it may simply answer.
+ACT_TABLE: tuple[tuple[str, CallerAct], ...] = (
+    ("injection", CallerAct.INJECTION),
+    ("exception", CallerAct.EXCEPTION),  # "late" is moved below where_to_leave (see _primary)
+    ("ask_identity", CallerAct.ASK_IDENTITY),
+    ("dismiss", CallerAct.CLOSING),
+    ("threat", CallerAct.STATEMENT),
+    ("closing", CallerAct.CLOSING),
+    ("ask_private", CallerAct.ASK_PRIVATE),
+    ("where_to_leave", CallerAct.WHERE_TO_LEAVE),
+    ("leave_message", CallerAct.LEAVE_MESSAGE),
+    ("ask_decision", CallerAct.ASK_DECISION),
+    ("arrival", CallerAct.ARRIVAL),
+    ("en_route", CallerAct.ARRIVAL),
+    ("sales", CallerAct.SALES),
+    ("scam", CallerAct.STATEMENT),
+    ("ask_owner", CallerAct.ASK_OWNER),
+    ("repeat_request", CallerAct.INFO_QUESTION),
+    ("follow_up", CallerAct.INFO_QUESTION),
+    ("info_question", CallerAct.INFO_QUESTION),
+    ("own_action", CallerAct.STATEMENT),
+    ("statement", CallerAct.STATEMENT),
+    ("ack", CallerAct.ACK),
+    ("greeting", CallerAct.GREETING),
+    ("abuse", CallerAct.STATEMENT),
+    ("other", CallerAct.OTHER),
+)
+# Intent -> the cue names the policy reads (``c.cues``).
+CUES = {
+    "sales": "sales", "abuse": "abuse", "where_to_leave": "where", "ask_private": "private",
+    "closing": "closing", "leave_message": "message", "ask_decision": "decision", "ask_identity": "identity",
+    "arrival": "arrival", "greeting": "greeting", "en_route": "en_route", "dismiss": "dismiss",
+    "threat": "threat", "scam": "scam", "own_action": "own_action", "follow_up": "follow_up",
+    "repeat_request": "repeat",
+}  # fmt: skip
+_LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
+_QUESTION_INTENTS = ("where_to_leave", "info_question", "ask_private", "ask_decision", "ask_owner", "follow_up")
+SAFETY_MIN = 0.7  # a learned injection / scam flag needs this much (it can refuse a caller)
+
+
+def _primary(active: list[str], exception: str | None, question: bool) -> CallerAct:
+    act_of = dict(ACT_TABLE)
+    for name, act in ACT_TABLE:
+        if name not in active:
+            continue
+        if name == "exception" and exception == "late":
+            continue  # late is news, not a conflict: a drop-off question outranks it
+        if name in ("dismiss", "closing") and question:
+            continue  # "ok bye, wait, which door?": the question first
+        return act
+    if "exception" in active:
+        return CallerAct.EXCEPTION
+    return act_of["other"]
+
+
+class LearnedUnderstander:
+    """The trained heads (coordinator/nlu/weights/nlu.npz) behind the seam."""
+
+    name = "learned"
+    wants_embedding = True
+
+    def __init__(
+        self,
+        model: NLUModel | None = None,
+        *,
+        embed: Callable[[str], np.ndarray] | None = None,
+    ) -> None:
+        self.model = model or shared_model()
+        self._embed = embed
+
+    def read(self, utterance: str, context: str | None, vec: object, scene: str | None = None) -> Reading:
+        emb = vec if vec is not None else (self._embed(utterance) if self._embed else None)
+        return self.model.read(utterance, context, None if emb is None else np.asarray(emb), scene=scene)
+
+    def understand(
+        self,
+        utterance: str,
+        *,
+        state: CallState,
+        ctx: CallContext,
+        vec: object = None,
+        asr_confidence: float | None = None,
+        flags: tuple[str, ...] = (),
+    ) -> Understanding:
+        if vec is None and self._embed is not None:
+            vec = self._embed(utterance)
+        r = self.read(utterance, state.last_reply, vec, state.scene)
+        c = classify(utterance, scene=state.scene)
+        return self.from_reading(utterance, r, c, state=state, ctx=ctx, vec=vec, flags=flags, conf=asr_confidence)
+
+    def from_reading(
+        self,
+        utterance: str,
+        r: Reading,
+        c: Classification,
+        *,
+        state: CallState,
+        ctx: CallContext,
+        vec: object,
+        flags: tuple[str, ...],
+        conf: float | None,
+    ) -> Understanding:
+        thr = self.model.intent_threshold
+        ranked = sorted(r.intents.items(), key=lambda kv: -kv[1])
+        active = [name for name, p in ranked if p >= thr] or [ranked[0][0]]
+        for risky in ("injection", "scam"):
+            if risky in active and r.intents[risky] < SAFETY_MIN:
+                active.remove(risky)
+        exc = max(r.exception, key=lambda k: r.exception[k]) if "exception" in active else None
+        if "exception" in active and exc is None:
+            exc = max((k for k in r.exception if k), key=lambda k: r.exception[k])
+        form = max(r.form, key=lambda k: r.form[k])
+        focus = max(r.focus, key=lambda k: r.focus[k])
+        question = form != "plain" or any(i in active for i in _QUESTION_INTENTS)
+        learned = self._reading(utterance, c, active, exc, question)
+        return Understanding(
+            source=self.name,
+            reading=learned,
+            intents=tuple((n, round(p, 4)) for n, p in ranked if p >= 0.05),
+            exception=exc,
+            exception_detail=None,
+            focus=focus,
+            form=form,
+            repeat=learned.repeat_request,
+            closing=learned.act == CallerAct.CLOSING,
+            slots=slots_of(learned),
+            scene_evidence=r.scene,
+            trigger=self.trigger(utterance, vec, state, ctx, learned),
+            regular_prob=max(r.intents["arrival"], r.intents["where_to_leave"]),
+            input_flags=flags,
+            asr_confidence=conf,
+        )
+
+    def _reading(
+        self, utterance: str, rules: Classification, active: list[str], exc: str | None, question: bool
+    ) -> Classification:
+        c = rules  # rule-based details (slots, turn shape) kept; the act and intents are learned
+        c.cues = {cue for cue in c.cues if cue not in _LEARNED_CUES} | {CUES[i] for i in active if i in CUES}
+        c.exception = exc
+        c.question = question or rules.question
+        c.repeat_request = "repeat_request" in active
+        c.en_route = "en_route" in active and "arrival" not in active
+        c.threat = "threat" in active or rules.threat
+        c.scam = "scam" in active or rules.scam
+        c.injection = "injection" in active or rules.injection
+        c.dismiss = "dismiss" in active
+        c.act = _primary(active, exc, question)
+        if c.act == CallerAct.LEAVE_MESSAGE and "closing" in active and message_body(utterance) is None:
+            c.act = CallerAct.CLOSING
+        c.message_body = None
+        if c.act in (CallerAct.LEAVE_MESSAGE, CallerAct.STATEMENT):
+            c.message_body = message_body(utterance)
+            if c.message_body is None and "own_action" in active:
+                c.message_body = utterance.strip()  # "I'll leave it with the guard, tell him": relay it
+        return c
+
+    def trigger(self, utt: str, vec: object, state: CallState, ctx: CallContext, c: Classification) -> TriggerReading:
+        """A calibrated match probability for every eligible emergent trigger."""
+        if not ctx.emergent:
+            return TriggerReading(reason="no emergent presets")
+        u = None if vec is None else np.asarray(vec, dtype=np.float32)
+        probs: dict[str, float] = {}
+        for cand in emergent_candidates(state, ctx):
+            cos = float(np.max(cand.vectors @ u)) if cand.vectors is not None and u is not None else 0.0
+            probs[cand.id] = round(self.model.trigger_prob(cand.trigger, utt, cos), 4)
+        if not probs:
+            return TriggerReading(reason="no trigger eligible in this scene")
+        ranked = sorted(probs.items(), key=lambda kv: -kv[1])
+        best, p = ranked[0]
+        runner = ranked[1][1] if len(ranked) > 1 else 0.0
+        thr = self.model.trigger_threshold
+        if p < thr:
+            return TriggerReading(probs, None, p, runner, f"p={p:.2f} < {thr:.2f}")
+        return TriggerReading(probs, best, p, runner, f"p={p:.2f} >= {thr:.2f}")
