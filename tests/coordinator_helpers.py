@@ -31,6 +31,7 @@ class Call:
         greeting: str | None = None,
         input_guard=None,
         private: tuple[tuple[str, str], ...] = (),
+        understander=None,
     ) -> None:
         self.ctx = CallContext(
             owner_name=owner,
@@ -42,12 +43,13 @@ class Call:
             private_facts=private,
         )
         self.state = CallState(call_id="test", lang=lang)  # type: ignore[arg-type]
-        self.co = Coordinator(input_guard)
+        self.co = Coordinator(input_guard, understander=understander)
         self.greeting = self.co.greet(self.state, self.ctx)
         self.decisions: list[Decision] = []
 
     def say(self, text: str | None) -> Decision:
-        vec = embedder().embed_one(text) if text and self.ctx.emergent else None
+        wants = self.ctx.emergent or getattr(self.co.understander, "wants_embedding", False)
+        vec = embedder().embed_one(text) if text and wants else None
         d = self.co.decide(self.state, self.ctx, text, vec)
         self.decisions.append(d)
         return d

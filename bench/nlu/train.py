@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from coordinator.acts import classify
 from coordinator.nlu.features import PAIR_FEATURES, featurize_many, pair_features
 from coordinator.nlu.model import HEADS, WEIGHTS_PATH, NLUModel, head_slices
-from presets.matching import trigger_variants
+from coordinator.turns import asking
+from presets.matching import Candidate, match_trigger, trigger_variants
 
 from .data import DATA_DIR, EmbeddingCache, Split, TriggerPair, Utterance, data_hash, load_split
 
@@ -131,8 +133,11 @@ def pair_matrix(pairs: list[TriggerPair], cache: EmbeddingCache) -> np.ndarray:
     rows = []
     for p in pairs:
         u = vecs[p.utterance]
-        cos = max(float(vecs[t] @ u) for t in variants[p.trigger])
-        rows.append(pair_features(p.trigger, p.utterance, cos))
+        tv = np.stack([vecs[t] for t in variants[p.trigger]])
+        cos = float(np.max(tv @ u))
+        c = classify(p.utterance, scene=p.scene)
+        rule = match_trigger(p.utterance, u, [Candidate("t", p.trigger, tv)], pitch="sales" in c.cues, asking=asking(c))
+        rows.append(pair_features(p.trigger, p.utterance, cos, rule.id is not None))
     return np.stack(rows) if rows else np.zeros((0, len(PAIR_FEATURES)), dtype=np.float32)
 
 
@@ -175,14 +180,15 @@ def train(cfg: TrainConfig, *, log: Any = print) -> tuple[NLUModel, dict[str, An
     t0 = time.perf_counter()
     train_split = load_split(cfg.data / "train")
     dev_split = load_split(cfg.data / "dev")
-    dev_source = "dev"
+    dev_source = {"utterances": "dev", "pairs": "dev"}
     if not dev_split.utterances or not dev_split.pairs:
         held_train, held_dev = _holdout(train_split, cfg.seed)
         if not dev_split.utterances:
             train_split.utterances, dev_split.utterances = held_train.utterances, held_dev.utterances
+            dev_source["utterances"] = "held out of train (no dev files)"
         if not dev_split.pairs:
             train_split.pairs, dev_split.pairs = held_train.pairs, held_dev.pairs
-        dev_source = "held out of train (no dev files)"
+            dev_source["pairs"] = "held out of train (no dev files)"
     if not train_split.utterances:
         raise SystemExit(f"no training utterances under {cfg.data / 'train'}")
     log(

@@ -158,10 +158,11 @@ def char_bigrams(text: str) -> set[str]:
     return {t[i : i + 2] for i in range(len(t) - 1)}
 
 
-def pair_features(trigger: str, utterance: str, cos: float) -> np.ndarray:
+def pair_features(trigger: str, utterance: str, cos: float, rule_match: bool) -> np.ndarray:
     """Evidence that ``utterance`` is the situation ``trigger`` describes (see PAIR_FEATURES).
 
-    ``cos``: the best e5 cosine between the trigger's variants and the utterance."""
+    ``cos``: the best e5 cosine between the trigger's variants and the utterance;
+    ``rule_match``: the rule matcher (``presets.matching.match_trigger``) picked this trigger."""
     from presets import matching as m
 
     t_core = m.third_person(m.core(trigger))
@@ -170,8 +171,6 @@ def pair_features(trigger: str, utterance: str, cos: float) -> np.ndarray:
     u_focus = m.focus(utterance)
     t_focus = m.focus(t_core)
     clash = bool(t_focus and u_focus and t_focus != u_focus)
-    rule = m.match_trigger(utterance, None, [m.Candidate("t", trigger, None)]).id is not None
-    rule = rule or (cos >= m.COS_STRONG and not clash)
     return np.array(
         [
             cos,
@@ -183,7 +182,7 @@ def pair_features(trigger: str, utterance: str, cos: float) -> np.ndarray:
             float(bool(t_focus) and not u_focus),
             float(m.is_question_trigger(trigger)),
             float(m.is_sales_trigger(trigger)),
-            float(rule),
+            float(rule_match),
             1.0,
         ],
         dtype=np.float32,

@@ -21,6 +21,7 @@ from ..understanding import (
     TriggerReading,
     Understanding,
     emergent_candidates,
+    rule_trigger,
     slots_of,
 )
 from .model import NLUModel, Reading, shared_model
@@ -191,10 +192,11 @@ class LearnedUnderstander:
         if not ctx.emergent:
             return TriggerReading(reason="no emergent presets")
         u = None if vec is None else np.asarray(vec, dtype=np.float32)
+        rule = rule_trigger(utt, vec, state, ctx, c).best
         probs: dict[str, float] = {}
         for cand in emergent_candidates(state, ctx):
             cos = float(np.max(cand.vectors @ u)) if cand.vectors is not None and u is not None else 0.0
-            probs[cand.id] = round(self.model.trigger_prob(cand.trigger, utt, cos), 4)
+            probs[cand.id] = round(self.model.trigger_prob(cand.trigger, utt, cos, rule == cand.id), 4)
         if not probs:
             return TriggerReading(reason="no trigger eligible in this scene")
         ranked = sorted(probs.items(), key=lambda kv: -kv[1])
