@@ -69,6 +69,12 @@ CUES = {
 _LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
 _QUESTION_INTENTS = ("where_to_leave", "info_question", "ask_private", "ask_decision", "ask_owner", "follow_up")
 SAFETY_MIN = 0.7  # a learned injection / scam flag needs this much (it can refuse a caller)
+AGREE = 0.2  # the model's score for the rules' act at which the rules' reading stands
+CONFIDENT = 0.7  # the model overrides the rules only when this sure of its own top intent
+_RULE_INTENT = {CallerAct.SILENCE: "other"}
+# Intents that end the call or change how the caller is treated need more than the tuned
+# threshold: a wrong "closing" hangs up on a caller who still needs something.
+STRICT = {"closing": 0.5, "dismiss": 0.5, "threat": 0.5, "abuse": 0.5, "injection": SAFETY_MIN, "scam": SAFETY_MIN}
 
 
 def _primary(active: list[str], exception: str | None, question: bool) -> CallerAct:
@@ -135,17 +141,18 @@ class LearnedUnderstander:
     ) -> Understanding:
         thr = self.model.intent_threshold
         ranked = sorted(r.intents.items(), key=lambda kv: -kv[1])
-        active = [name for name, p in ranked if p >= thr] or [ranked[0][0]]
-        for risky in ("injection", "scam"):
-            if risky in active and r.intents[risky] < SAFETY_MIN:
-                active.remove(risky)
+        active = [name for name, p in ranked if p >= max(thr, STRICT.get(name, 0.0))]
+        if not active:
+            active = [next((n for n, _ in ranked if n not in STRICT), "other")]
+        if "own_action" in active and "ack" in active and state.conveyed:
+            active.remove("own_action")  # "好嘞，那就放那儿了" after the owner's answer: compliance, not news
         exc = max(r.exception, key=lambda k: r.exception[k]) if "exception" in active else None
         if "exception" in active and exc is None:
             exc = max((k for k in r.exception if k), key=lambda k: r.exception[k])
         form = max(r.form, key=lambda k: r.form[k])
         focus = max(r.focus, key=lambda k: r.focus[k])
         question = form != "plain" or any(i in active for i in _QUESTION_INTENTS)
-        learned = self._reading(utterance, c, active, exc, question)
+        learned = self._reading(utterance, c, active, exc, question, r.intents)
         return Understanding(
             source=self.name,
             reading=learned,
@@ -165,8 +172,21 @@ class LearnedUnderstander:
         )
 
     def _reading(
-        self, utterance: str, rules: Classification, active: list[str], exc: str | None, question: bool
+        self,
+        utterance: str,
+        rules: Classification,
+        active: list[str],
+        exc: str | None,
+        question: bool,
+        intents: dict[str, float],
     ) -> Classification:
+        rules_intent = _RULE_INTENT.get(rules.act, rules.act.value)
+        if intents.get(rules_intent, 0.0) >= AGREE or max(intents.values()) < CONFIDENT:
+            # The model agrees with the rules' act (or is not sure of another): keep the rules'
+            # reading and add what only the model reads (follow-ups, own actions, repeats).
+            rules.cues |= {CUES[i] for i in active if i in ("own_action", "follow_up", "repeat_request")}
+            rules.repeat_request = rules.repeat_request or "repeat_request" in active
+            return rules
         c = rules  # rule-based details (slots, turn shape) kept; the act and intents are learned
         c.cues = {cue for cue in c.cues if cue not in _LEARNED_CUES} | {CUES[i] for i in active if i in CUES}
         c.exception = exc
