@@ -25,7 +25,6 @@ from .render import render
 from .scene import update_scene
 from .text import detect_lang, is_substantive
 from .turns import PREMISE_EXCEPTIONS, abusive, said, with_disclosure
-from .understanding import RulesUnderstander, Understander, Understanding
 from .types import (
     SERVICE_SCENES,
     Act,
@@ -37,6 +36,7 @@ from .types import (
     PresetRef,
     Relation,
 )
+from .understanding import RulesUnderstander, Understander, Understanding
 
 _BLOCKING_INPUT = {"injection", "extraction"}
 _ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)

@@ -149,7 +149,9 @@ def test_preset_max_times_zero_for_a_preset_that_must_not_be_conveyed(tmp_path: 
     assert res.exit_code == 0, res.output
     contradiction = ISSUE_EXAMPLE.replace("preset_max_times: 1", "preset_max_times: 0")
     assert any("contradicts preset_conveyed: true" in p for p in _problems(contradiction))
-    assert any("must be >= 0, got -1" in p for p in _problems(never.replace("preset_max_times: 0", "preset_max_times: -1")))
+    assert any(
+        "must be >= 0, got -1" in p for p in _problems(never.replace("preset_max_times: 0", "preset_max_times: -1"))
+    )
 
 
 # --------------------------------------------------------- built-in suites ----
