@@ -16,6 +16,7 @@ Order of reasoning each turn:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from .acts import Classification
@@ -89,7 +90,8 @@ class Coordinator:
             decision = self._silence(state, ctx)
         else:
             decision = self._speech(state, ctx, utterance.strip(), utterance_vec, understanding, asr_confidence)
-        if decision.preset is not None:
+        if decision.preset is not None and not decision.slots.get("repeat"):
+            # (A repeat the caller asked for is the same conveyance, not a second one.)
             # The owner's answer settles what the build-up was leading to ("we're short-staffed
             # this week..." then "can Alex cover Friday?"): that context is no longer a message.
             settle_context(state)
@@ -187,6 +189,8 @@ class Coordinator:
                     # who asks the very question the owner foresaw, "the lift is broken, can he
                     # come down?", gets the owner's answer.)
                     return self._act(state, ctx, Act.RELAY_EXCEPTION, c.act, Relation.CONFLICT, c, flags)
+                elif already and "follow_up" in c.cues and not c.repeat_request:
+                    pass  # a further question on the same topic: answered below, never the preset again
                 elif already and not c.question and c.act != CallerAct.ASK_DECISION:
                     return self._ack(state, ctx, c, flags)  # "好嘞，那就放那儿了": said once is enough
                 else:
@@ -227,6 +231,8 @@ class Coordinator:
             if c.exception != "late" and preset.id not in state.suspended:
                 state.suspended.append(preset.id)
             return self._act(state, ctx, Act.RELAY_EXCEPTION, c.act, Relation.CONFLICT, c, flags)
+        if conveyed and "follow_up" in c.cues and not c.repeat_request:
+            return None  # "which door, front or back?": a fresh answer or "I'll ask", not the preset again
         if c.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
             if suspended:
                 # The caller still needs an answer, but the owner's instruction no longer fits.
@@ -245,7 +251,7 @@ class Coordinator:
                 return self._ack(state, ctx, c, flags)
             return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
         if c.repeat_request and state.last_act == Act.CONVEY_PRESET:
-            return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags)
+            return self._convey(state, ctx, c, preset, Relation.ALIGNED, flags, repeat=True)
         if c.act in (CallerAct.GREETING, CallerAct.ASK_OWNER) and not conveyed and not suspended:
             # "Hi, is this Dr. Kim?" from a courier: find out what they need.
             return self._act(state, ctx, Act.GUIDE, c.act, Relation.COMPLEMENTARY, c, flags)
@@ -409,9 +415,12 @@ class Coordinator:
         rel: Relation,
         flags: tuple[str, ...],
         match: MatchResult | None = None,
+        *,
+        repeat: bool = False,
     ) -> Decision:
         text = render(Act.CONVEY_PRESET, state, ctx, {"preset": preset.response})
-        return self._decision(state, Act.CONVEY_PRESET, c.act, rel, text, preset=preset, flags=flags, match=match)
+        d = self._decision(state, Act.CONVEY_PRESET, c.act, rel, text, preset=preset, flags=flags, match=match)
+        return replace(d, slots={"repeat": "1"}) if repeat else d
 
     def _act(
         self,

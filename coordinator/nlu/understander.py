@@ -10,6 +10,7 @@ which the learned reading can add to but never clear.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -90,6 +91,11 @@ def _primary(active: list[str], exception: str | None, question: bool) -> Caller
     if "exception" in active:
         return CallerAct.EXCEPTION
     return act_of["other"]
+
+
+def _terse(text: str) -> bool:
+    hanzi = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return hanzi <= 6 and len(re.findall(r"[A-Za-z']+", text)) <= 4
 
 
 class LearnedUnderstander:
@@ -181,7 +187,8 @@ class LearnedUnderstander:
         intents: dict[str, float],
     ) -> Classification:
         rules_intent = _RULE_INTENT.get(rules.act, rules.act.value)
-        if intents.get(rules_intent, 0.0) >= AGREE or max(intents.values()) < CONFIDENT:
+        bare_closing = "closing" in active and _terse(utterance)  # "nope" / "没了" after "anything else?"
+        if not bare_closing and (intents.get(rules_intent, 0.0) >= AGREE or max(intents.values()) < CONFIDENT):
             # The model agrees with the rules' act (or is not sure of another): keep the rules'
             # reading and add what only the model reads (follow-ups, own actions, repeats).
             rules.cues |= {CUES[i] for i in active if i in ("own_action", "follow_up", "repeat_request")}

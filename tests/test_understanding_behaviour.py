@@ -1,0 +1,92 @@
+"""Conversation-shaped tests of the behaviour classes the learned reading makes possible
+(issue 12, item 4): either/or questions answered from the preset, repeat requests,
+bare closings, the caller's own action, same-topic follow-ups - in Chinese and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from coordinator import Act
+from coordinator.nlu import LearnedUnderstander
+
+from .coordinator_helpers import Call, embedder
+
+
+def learned() -> LearnedUnderstander:
+    return LearnedUnderstander(embed=embedder().embed_one)
+
+
+@pytest.mark.parametrize(
+    ("lang", "scene", "preset", "line"),
+    [
+        (
+            "en",
+            "taxi",
+            "I'll meet you at the north gate.",
+            "Hi, your driver here, should I go to the north gate or the south gate?",
+        ),
+        ("zh", "taxi", "我在小区南门等你", "师傅到了，您是在东门还是南门啊？"),
+    ],
+)
+def test_either_or_question_is_answered_from_the_preset(lang: str, scene: str, preset: str, line: str) -> None:
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, regular={scene: preset}, scene_hint=scene,
+                understander=learned())  # fmt: skip
+    d = call.say(line)
+    assert d.act == Act.CONVEY_PRESET and preset in d.text
+    assert not call.record.requests  # not relayed as a decision the owner must make
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        (
+            "en",
+            ["Hi, it's Sam from UPS.", "Could you tell him I'll come back tomorrow afternoon with the parcel?", "nope"],
+        ),
+        ("zh", ["你好，我是快递员", "麻烦跟他说一声，明天下午我再送一次", "没了"]),
+    ],
+)
+def test_bare_closing_after_anything_else_closes(lang: str, lines: list[str]) -> None:
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, understander=learned())
+    first, message, bare = lines
+    call.say(first)
+    assert call.say(message).act == Act.CONFIRM_MESSAGE
+    d = call.say(bare)
+    assert d.act == Act.CLOSE and d.end_call  # not "sorry, I didn't catch that"
+    assert len(call.record.messages) == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        ("en", ["Hi, FedEx here with a package for Alex.", "I'll just leave it with the guard, tell him."]),
+        ("zh", ["你好，顺丰快递", "那我放门卫那了啊，跟他说一声"]),
+    ],
+)
+def test_callers_own_action_is_acknowledged_and_relayed(lang: str, lines: list[str]) -> None:
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, understander=learned())
+    call.say(lines[0])
+    d = call.say(lines[1])
+    assert d.act in (Act.CONFIRM_MESSAGE, Act.ACKNOWLEDGE)  # not "I can't decide that for him"
+    assert lines[1] in call.record.messages
+    assert lines[1] not in call.record.requests
+
+
+def test_same_topic_follow_up_never_gets_the_preset_again() -> None:
+    call = Call(owner="Alex", lang="en", regular={"delivery": "Please leave it at the door."}, scene_hint="delivery",
+                understander=learned())  # fmt: skip
+    assert call.say("Hi, delivery here, where should I leave it?").act == Act.CONVEY_PRESET
+    d = call.say("which door, the front or the back?")
+    assert d.preset is None and "leave it at the door" not in d.text
+    assert d.act in (Act.DEFER_DECISION, Act.ANSWER_UNKNOWN)  # an honest "I'll ask"
+    assert call.conveyed_count("regular:delivery") == 1
+
+
+def test_repeat_request_repeats_the_preset_without_counting_it_twice() -> None:
+    call = Call(owner="Alex", lang="en", regular={"delivery": "Please leave it at the door."}, scene_hint="delivery",
+                understander=learned())  # fmt: skip
+    assert call.say("Hi, delivery here, where should I leave it?").act == Act.CONVEY_PRESET
+    d = call.say("sorry, where did you say?")
+    assert d.act == Act.CONVEY_PRESET and "Please leave it at the door." in d.text
+    assert call.state.conveyed["regular:delivery"] == 1
+    assert call.record.presets_conveyed == ["regular:delivery"]
