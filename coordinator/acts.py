@@ -47,6 +47,13 @@ class Classification:
     ends_with_thanks: bool = False
     raw: str = ""
 
+    @property
+    def exception_stated(self) -> bool:
+        """The caller's own words name the exception kind (see :mod:`.honesty`)."""
+        from .honesty import stated
+
+        return stated(self.raw, self.exception)
+
 
 def _exception_kind(zh: str, en: str) -> str | None:
     kinds = [kind for kind, pattern in lx.EXCEPTIONS.items() if pattern.search(zh, en)]

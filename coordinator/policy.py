@@ -434,7 +434,8 @@ class Coordinator:
         *,
         repeat: bool = False,
     ) -> Decision:
-        slots = {"detail_kind": c.exception or "" if c else ""}
+        # Restate the kind only in the caller's terms: never "it needs a signature" unheard.
+        slots = {"detail_kind": (c.exception or "") if c and c.exception_stated else ""}
         if act == Act.GUIDE:
             slots["scene"] = state.scene or ""
         text = render(act, state, ctx, slots)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from coordinator import Act
+from coordinator import Act, CallerAct
 from coordinator.nlu import LearnedUnderstander
 
 from .coordinator_helpers import Call, embedder
@@ -90,3 +90,26 @@ def test_repeat_request_repeats_the_preset_without_counting_it_twice() -> None:
     assert d.act == Act.CONVEY_PRESET and "Please leave it at the door." in d.text
     assert call.state.conveyed["regular:delivery"] == 1
     assert call.record.presets_conveyed == ["regular:delivery"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word"),
+    [
+        ("en", "There's a problem with the order, the box is all wet.", "signature"),
+        ("zh", "你这个件有点问题，箱子湿了", "签收"),
+    ],
+)
+def test_relay_restates_only_what_the_caller_said(lang: str, text: str, word: str) -> None:
+    """A reading that says "signature" (wrongly) must not make the relay claim one."""
+    from dataclasses import replace
+
+    from coordinator.acts import classify
+    from coordinator.understanding import Understanding
+
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, regular={"delivery": "放门口"},
+                scene_hint="delivery")  # fmt: skip
+    c = replace(classify(text, scene="delivery"), exception="signature", act=CallerAct.EXCEPTION)
+    d = call.co.decide(call.state, call.ctx, text, understanding=Understanding(source="test", reading=c))
+    assert d.act == Act.RELAY_EXCEPTION
+    assert word not in d.text
+    assert call.record.exceptions == [text]
