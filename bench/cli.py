@@ -124,12 +124,19 @@ def bench_decisions(
     suite: Annotated[list[str] | None, typer.Option(help="Suites (repeatable)")] = None,
     repeats: Annotated[int, typer.Option(help="Calls per scenario")] = 3,
     out: Annotated[Path | None, typer.Option(help="Folder for decisions.json")] = None,
+    understander: Annotated[
+        str, typer.Option(help="Understander(s), comma-separated: rules,learned")
+    ] = "rules,learned",
 ) -> None:
     """Decision time per turn (p50, p99) and the template realizer's first-token time over many
-    scripted calls through CallSession."""
+    scripted calls through CallSession, per understander (the embedding included)."""
     from .decisions import run_decision_bench
 
-    run_decision_bench(suites=suite or ["builtin:dev", "builtin:test"], repeats=repeats, out=out)
+    names = tuple(u.strip() for u in understander.split(",") if u.strip())
+    bad = [u for u in names if u not in ("rules", "learned", "llm")]
+    if bad:
+        raise typer.BadParameter(f"unknown understander(s) {bad}; choose rules, learned or llm")
+    run_decision_bench(suites=suite or ["builtin:dev", "builtin:test"], repeats=repeats, out=out, understanders=names)
 
 
 @bench_cli.command("nlu")

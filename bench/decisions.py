@@ -13,12 +13,12 @@ from .stats import summary_ms
 from .suite import load_suite
 
 
-async def _run(suites: list[str], repeats: int) -> dict[str, Any]:
+async def _run(suites: list[str], repeats: int, understander: str) -> dict[str, Any]:
     from pipeline.session import CallSession
 
     timings: dict[str, list[float]] = {"decision_ms": [], "coordinator_ms": [], "first_token_ms": [], "total_ms": []}
     turns = calls = 0
-    async with CallAssistEnv(realizer="template") as env:
+    async with CallAssistEnv(realizer="template", settings={"understander": understander}) as env:
         for spec in suites:
             for sc in load_suite(spec):
                 owner_id, _ = await env.seed(sc)
@@ -38,19 +38,26 @@ async def _run(suites: list[str], repeats: int) -> dict[str, Any]:
     return {"calls": calls, "turns": turns, **{k: summary_ms(v) for k, v in timings.items()}}
 
 
-def run_decision_bench(*, suites: list[str], repeats: int, out: Path | None) -> dict[str, Any]:
-    report = asyncio.run(_run(suites, repeats))
-    print(f"{report['calls']} calls, {report['turns']} caller turns (template realizer)")
+def run_decision_bench(
+    *, suites: list[str], repeats: int, out: Path | None, understanders: tuple[str, ...] = ("rules",)
+) -> dict[str, Any]:
+    reports = {u: _report(suites, repeats, u) for u in understanders}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "decisions.json").write_text(json.dumps(reports, indent=2), encoding="utf-8")
+    return reports
+
+
+def _report(suites: list[str], repeats: int, understander: str) -> dict[str, Any]:
+    report = asyncio.run(_run(suites, repeats, understander))
+    print(f"understander {understander}: {report['calls']} calls, {report['turns']} caller turns (template realizer)")
     names = {
-        "coordinator_ms": "coordinator decide()",
-        "decision_ms": "decision (embedding + coordinator)",
+        "coordinator_ms": "understanding + coordinator decide()",
+        "decision_ms": "decision (embedding + understanding + decide)",
         "first_token_ms": "template realizer first token",
         "total_ms": "whole turn (incl. guard, record save)",
     }
     for key, label in names.items():
         s = report[key]
-        print(f"{label:40} p50 {s['p50_ms']:8} ms  p99 {s['p99_ms']:8} ms  max {s['max_ms']} ms")
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "decisions.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+        print(f"{label:46} p50 {s['p50_ms']:8} ms  p99 {s['p99_ms']:8} ms  max {s['max_ms']} ms")
     return report
