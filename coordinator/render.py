@@ -29,7 +29,7 @@ def render(act: Act, state: CallState, ctx: CallContext, slots: dict[str, str], 
     start = state.variant_counter.get(key, 0)
     values = {
         "owner": ctx.owner_name,
-        **pronouns(ctx.owner_name, lang),
+        **pronouns(ctx.owner_name, lang, ctx.pronoun),
         "preset": slots.get("preset", ""),
         "detail": EXCEPTION_DETAIL[lang].get(slots.get("detail_kind") or None, EXCEPTION_DETAIL[lang][None]),
     }

@@ -93,13 +93,22 @@ _EN_FEMALE = re.compile(r"^(ms|mrs|miss|madam)\b\.?", re.IGNORECASE)
 _EN_MALE = re.compile(r"^(mr|sir)\b\.?", re.IGNORECASE)
 
 
-def pronouns(owner_name: str, lang: Lang) -> dict[str, str]:
-    """Pronouns for the owner, guessed from the display name (neutral when unsure)."""
+_EN_PRONOUNS = {
+    "she": {"sub": "she", "obj": "her", "pos": "her", "be": "is", "Sub": "She"},
+    "he": {"sub": "he", "obj": "him", "pos": "his", "be": "is", "Sub": "He"},
+    "they": {"sub": "they", "obj": "them", "pos": "their", "be": "are", "Sub": "They"},
+}
+_ZH_PRONOUN = {"she": "她", "he": "他", "they": "他"}  # spoken Chinese has no neutral singular; 他 is the generic
+
+
+def pronouns(owner_name: str, lang: Lang, pronoun: str | None = None) -> dict[str, str]:
+    """Pronouns for the owner: the profile's ``pronoun`` (he / she / they) when set, else
+    guessed from the display name (neutral when unsure)."""
+    if pronoun is None:
+        female = (_ZH_FEMALE if lang == "zh" else _EN_FEMALE).search(owner_name)
+        male = lang == "zh" or _EN_MALE.search(owner_name)
+        pronoun = "she" if female else "he" if male else "they"
     if lang == "zh":
-        p = "她" if _ZH_FEMALE.search(owner_name) else "他"
+        p = _ZH_PRONOUN[pronoun]
         return {"sub": p, "obj": p, "pos": p + "的"}
-    if _EN_FEMALE.search(owner_name):
-        return {"sub": "she", "obj": "her", "pos": "her", "be": "is", "Sub": "She"}
-    if _EN_MALE.search(owner_name):
-        return {"sub": "he", "obj": "him", "pos": "his", "be": "is", "Sub": "He"}
-    return {"sub": "they", "obj": "them", "pos": "their", "be": "are", "Sub": "They"}
+    return dict(_EN_PRONOUNS[pronoun])

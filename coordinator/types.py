@@ -111,6 +111,7 @@ class CallContext:
     emergent: tuple[TriggerCandidate, ...] = ()
     private_facts: tuple[tuple[str, str], ...] = ()  # (label, value); never spoken
     scene_hint: str | None = None
+    pronoun: str | None = None  # "he" | "she" | "they" from the profile; None: guessed from the name
 
 
 @dataclass(slots=True)

@@ -78,4 +78,5 @@ class ContextLoader:
             emergent=snap.candidates,
             private_facts=tuple((f.label, f.value) for f in profile.private_facts),
             scene_hint=scene_hint,
+            pronoun=profile.pronoun,
         )

@@ -96,6 +96,14 @@ class Profile(_Strict):
     languages: list[Lang] = Field(default_factory=lambda: list(_BOTH_LANGS), min_length=1)
     greeting: Annotated[CleanText, Field(max_length=300)] | None = None
     private_facts: list[PrivateFact] = Field(default_factory=list, max_length=MAX_PRIVATE_FACTS)
+    pronoun: Literal["he", "she", "they"] | None = Field(
+        default=None, description="How the assistant refers to the owner: he / she / they (zh 他 / 她); unset: guessed"
+    )
+
+    @field_validator("pronoun", mode="before")
+    @classmethod
+    def _chinese_pronoun(cls, value: object) -> object:
+        return {"他": "he", "她": "she"}.get(value, value) if isinstance(value, str) else value
 
     @field_validator("languages")
     @classmethod

@@ -99,7 +99,12 @@ async def test_profile(api: httpx.AsyncClient, owner: dict[str, str]) -> None:
     }
     r = await api.put("/v1/profile", json=body)
     assert r.status_code == 200, r.text
-    assert (await api.get("/v1/profile")).json() == body
+    assert (await api.get("/v1/profile")).json() == {**body, "pronoun": None}  # unset: guessed from the name
+    r = await api.put("/v1/profile", json={**body, "pronoun": "她"})
+    assert r.status_code == 200, r.text
+    assert (await api.get("/v1/profile")).json()["pronoun"] == "she"
+    r = await api.put("/v1/profile", json={**body, "pronoun": "it"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "pronoun", r.text
 
     bad = [
         ({**body, "display_name": " "}, "display_name"),
@@ -116,7 +121,7 @@ async def test_profile(api: httpx.AsyncClient, owner: dict[str, str]) -> None:
         r = await api.put("/v1/profile", json=payload)
         assert r.status_code == 422, payload
         assert r.json()["error"]["field"] == field
-    assert (await api.get("/v1/profile")).json() == body
+    assert (await api.get("/v1/profile")).json() == {**body, "pronoun": "she"}  # nothing lost
 
 
 async def test_rate_limit(redis_server: RedisProcess, clean_redis: RedisProcess, tmp_path) -> None:

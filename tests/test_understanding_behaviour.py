@@ -113,3 +113,19 @@ def test_relay_restates_only_what_the_caller_said(lang: str, text: str, word: st
     assert d.act == Act.RELAY_EXCEPTION
     assert word not in d.text
     assert call.record.exceptions == [text]
+
+
+@pytest.mark.parametrize(
+    ("lang", "pronoun", "word"), [("en", "she", "her"), ("en", "they", "they"), ("zh", "she", "她")]
+)
+def test_pronouns_follow_the_owners_profile(lang: str, pronoun: str, word: str) -> None:
+    from dataclasses import replace
+
+    from coordinator.render import render
+
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang)  # names that guess neutral / "he"
+    ctx = replace(call.ctx, pronoun=pronoun)
+    texts = [render(act, call.state, ctx, {}) for act in (Act.GREET, Act.GREET, Act.ANSWER_UNKNOWN, Act.ANSWER_UNKNOWN)]
+    assert any(word in t for t in texts), texts
+    if lang == "zh":
+        assert not any("他" in t for t in texts), texts

@@ -14,7 +14,7 @@ import numpy as np
 TEXT_DIM = 1 << 13  # hashed n-grams of the caller's turn
 CONTEXT_DIM = 1 << 10  # hashed n-grams of the assistant's previous line
 EMBED_DIM = 384  # multilingual-e5-small
-EMBED_SCALE = 1.0
+EMBED_SCALE = 2.0  # tuned on dev: 1.0 -> 83.3%, 2.0 -> 88.0% top intent in gold (3.0 no better)
 # The rule classifier's reading as evidence (stacking): its act, cues and turn-shape flags.
 RULE_ACTS = (
     "greeting", "arrival", "where_to_leave", "info_question", "exception", "ask_owner", "ask_identity",
