@@ -136,12 +136,13 @@ def pair_matrix(pairs: list[TriggerPair], cache: EmbeddingCache) -> np.ndarray:
         tv = np.stack([vecs[t] for t in variants[p.trigger]])
         cos = float(np.max(tv @ u))
         c = classify(p.utterance, scene=p.scene)
-        rule = match_trigger(p.utterance, u, [Candidate("t", p.trigger, tv)], pitch="sales" in c.cues, asking=asking(c))
-        rows.append(pair_features(p.trigger, p.utterance, cos, rule.id is not None))
+        pitch, ask = "sales" in c.cues, asking(c)
+        rule = match_trigger(p.utterance, u, [Candidate("t", p.trigger, tv)], pitch=pitch, asking=ask)
+        rows.append(pair_features(p.trigger, p.utterance, cos, rule.id is not None, pitch=pitch, asking=ask))
     return np.stack(rows) if rows else np.zeros((0, len(PAIR_FEATURES)), dtype=np.float32)
 
 
-def fit_pairs(f: np.ndarray, y: np.ndarray, *, l2: float = 1e-2, steps: int = 3000) -> tuple[np.ndarray, ...]:
+def fit_pairs(f: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 5000) -> tuple[np.ndarray, ...]:
     mu = f.mean(axis=0)
     sd = f.std(axis=0) + 1e-6
     bias = PAIR_FEATURES.index("bias")
@@ -154,12 +155,17 @@ def fit_pairs(f: np.ndarray, y: np.ndarray, *, l2: float = 1e-2, steps: int = 30
     return w.astype(np.float32), mu.astype(np.float32), sd.astype(np.float32)
 
 
-def pick_trigger_threshold(p: np.ndarray, y: np.ndarray) -> float:
-    """The cut with the best accuracy, ties broken towards fewer false matches (higher cut)."""
-    cuts = np.round(np.arange(0.3, 0.86, 0.05), 2)
-    acc = [float(np.mean((p >= c) == (y > 0.5))) for c in cuts]
-    best = max(acc)
-    return float(max(c for c, a in zip(cuts, acc, strict=True) if a >= best - 1e-9))
+def pick_trigger_threshold(p: np.ndarray, y: np.ndarray, rule: np.ndarray) -> float:
+    """A match is the rule matcher's pick or a probability at least this cut. The cut with the
+    best accuracy among those that add no false match over the rules' (conveying an owner's
+    answer to the wrong caller costs more than missing one); ties go to the higher cut."""
+    gold = y > 0.5
+    allowed = int(np.sum(rule & ~gold))
+    cuts = np.round(np.arange(0.3, 0.96, 0.025), 3)
+    ok = [c for c in cuts if int(np.sum((rule | (p >= c)) & ~gold)) <= allowed] or [float(cuts[-1])]
+    acc = {float(c): float(np.mean((rule | (p >= c)) == gold)) for c in ok}
+    best = max(acc.values())
+    return max(c for c, a in acc.items() if a >= best - 1e-9)
 
 
 # -------------------------------------------------------------------- run ----
@@ -232,7 +238,15 @@ def train(cfg: TrainConfig, *, log: Any = print) -> tuple[NLUModel, dict[str, An
         f_dv = pair_matrix(dev_split.pairs, cache)
         p_dv = np.array([model.trigger_prob_from_features(f) for f in f_dv])
         y_pdv = np.array([p.match for p in dev_split.pairs], dtype=np.float64)
-        model.trigger_threshold = pick_trigger_threshold(p_dv, y_pdv)
+        rule_col = f_dv[:, PAIR_FEATURES.index("rule_match")] > 0.5
+        model.trigger_threshold = pick_trigger_threshold(p_dv, y_pdv, rule_col)
+        meta["dev_pairs"] = {
+            "learned_accuracy": round(
+                float(np.mean((rule_col | (p_dv >= model.trigger_threshold)) == (y_pdv > 0.5))), 3
+            ),
+            "rules_accuracy": round(float(np.mean(rule_col == (y_pdv > 0.5))), 3),
+        }
+        log(f"trigger pairs on dev: {meta['dev_pairs']} at threshold {model.trigger_threshold}")
     meta["trigger_threshold"] = model.trigger_threshold
     model.meta = meta
     model.save(cfg.out)

@@ -149,6 +149,8 @@ PAIR_FEATURES = (
     "question_trigger",
     "sales_trigger",
     "rule_match",
+    "sales_not_pitch",
+    "question_not_asked",
     "bias",
 )
 
@@ -158,11 +160,14 @@ def char_bigrams(text: str) -> set[str]:
     return {t[i : i + 2] for i in range(len(t) - 1)}
 
 
-def pair_features(trigger: str, utterance: str, cos: float, rule_match: bool) -> np.ndarray:
+def pair_features(
+    trigger: str, utterance: str, cos: float, rule_match: bool, *, pitch: bool = False, asking: bool = True
+) -> np.ndarray:
     """Evidence that ``utterance`` is the situation ``trigger`` describes (see PAIR_FEATURES).
 
     ``cos``: the best e5 cosine between the trigger's variants and the utterance;
-    ``rule_match``: the rule matcher (``presets.matching.match_trigger``) picked this trigger."""
+    ``rule_match``: the rule matcher (``presets.matching.match_trigger``) picked this trigger;
+    ``pitch`` / ``asking``: the caller is making a sales pitch / asking something this turn."""
     from presets import matching as m
 
     t_core = m.third_person(m.core(trigger))
@@ -183,6 +188,8 @@ def pair_features(trigger: str, utterance: str, cos: float, rule_match: bool) ->
             float(m.is_question_trigger(trigger)),
             float(m.is_sales_trigger(trigger)),
             float(rule_match),
+            float(m.is_sales_trigger(trigger) and not pitch),
+            float(m.is_question_trigger(trigger) and not asking),
             1.0,
         ],
         dtype=np.float32,

@@ -141,8 +141,11 @@ class NLUModel:
         z = float(((f - self.pair_mu) / self.pair_sd) @ self.pair_w)
         return float(_sigmoid(np.array(z)))
 
-    def trigger_prob(self, trigger: str, utterance: str, cos: float, rule_match: bool) -> float:
-        return self.trigger_prob_from_features(pair_features(trigger, utterance, cos, rule_match))
+    def trigger_prob(
+        self, trigger: str, utterance: str, cos: float, rule_match: bool, *, pitch: bool, asking: bool
+    ) -> float:
+        f = pair_features(trigger, utterance, cos, rule_match, pitch=pitch, asking=asking)
+        return self.trigger_prob_from_features(f)
 
 
 _lock = threading.Lock()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..acts import Classification, classify, message_body
+from ..turns import asking
 from ..types import CallerAct
 from ..understanding import (
     TriggerReading,
@@ -73,6 +74,7 @@ SAFETY_MIN = 0.7  # a learned injection / scam flag needs this much (it can refu
 AGREE = 0.2  # the model's score for the rules' act at which the rules' reading stands
 CONFIDENT = 0.7  # the model overrides the rules only when this sure of its own top intent
 _RULE_INTENT = {CallerAct.SILENCE: "other"}
+_ENDING = (CallerAct.ACK, CallerAct.CLOSING)  # acts after which the policy may hang up
 # Intents that end the call or change how the caller is treated need more than the tuned
 # threshold: a wrong "closing" hangs up on a caller who still needs something.
 STRICT = {"closing": 0.5, "dismiss": 0.5, "threat": 0.5, "abuse": 0.5, "injection": SAFETY_MIN, "scam": SAFETY_MIN}
@@ -194,6 +196,8 @@ class LearnedUnderstander:
             rules.cues |= {CUES[i] for i in active if i in ("own_action", "follow_up", "repeat_request")}
             rules.repeat_request = rules.repeat_request or "repeat_request" in active
             return rules
+        if _primary(active, exc, question) in _ENDING and not bare_closing:
+            return rules  # the model alone never ends a call ("I just need a verbal okay" is no ack)
         c = rules  # rule-based details (slots, turn shape) kept; the act and intents are learned
         c.cues = {cue for cue in c.cues if cue not in _LEARNED_CUES} | {CUES[i] for i in active if i in CUES}
         c.exception = exc
@@ -223,13 +227,18 @@ class LearnedUnderstander:
         probs: dict[str, float] = {}
         for cand in emergent_candidates(state, ctx):
             cos = float(np.max(cand.vectors @ u)) if cand.vectors is not None and u is not None else 0.0
-            probs[cand.id] = round(self.model.trigger_prob(cand.trigger, utt, cos, rule == cand.id), 4)
+            p = self.model.trigger_prob(
+                cand.trigger, utt, cos, rule == cand.id, pitch="sales" in c.cues, asking=asking(c)
+            )
+            probs[cand.id] = round(p, 4)
         if not probs:
             return TriggerReading(reason="no trigger eligible in this scene")
         ranked = sorted(probs.items(), key=lambda kv: -kv[1])
         best, p = ranked[0]
         runner = ranked[1][1] if len(ranked) > 1 else 0.0
         thr = self.model.trigger_threshold
+        if rule is not None:  # the rules' pick stands; the model adds matches the rules miss
+            return TriggerReading(probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}")
         if p < thr:
             return TriggerReading(probs, None, p, runner, f"p={p:.2f} < {thr:.2f}")
         return TriggerReading(probs, best, p, runner, f"p={p:.2f} >= {thr:.2f}")
