@@ -438,8 +438,8 @@ class Coordinator:
         slots = {"detail_kind": (c.exception or "") if c and c.exception_stated else ""}
         if act == Act.GUIDE:
             slots["scene"] = state.scene or ""
-        text = render(act, state, ctx, slots)
-        return self._decision(state, act, caller_act, rel, text, flags=flags)
+        text = state.last_reply if repeat and state.last_reply else render(act, state, ctx, slots)
+        return self._decision(state, act, caller_act, rel, text, flags=flags)  # a repeat: the same words
 
     def _decision(
         self,

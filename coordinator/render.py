@@ -21,7 +21,8 @@ def render(act: Act, state: CallState, ctx: CallContext, slots: dict[str, str], 
     """Fill the next variant of ``act`` in the call's language.
 
     Variants rotate per act (a counter in the call state), so the same inputs always
-    give the same text, and a variant equal to the previous reply is skipped.
+    give the same text; a variant already said in this call is skipped while another is
+    left, and one equal to the previous reply always is.
     """
     lang = state.lang
     variants = _variants(act, lang, slots, silent)
@@ -34,11 +35,14 @@ def render(act: Act, state: CallState, ctx: CallContext, slots: dict[str, str], 
         "detail": EXCEPTION_DETAIL[lang].get(slots.get("detail_kind") or None, EXCEPTION_DETAIL[lang][None]),
     }
     text = ""
-    for offset in range(len(variants)):
-        text = variants[(start + offset) % len(variants)].format(**values)
-        if text != state.last_reply:
-            state.variant_counter[key] = start + offset + 1
-            return text
+    said = {reply for _, reply in state.history}
+    # First choice: a variant not yet said in this call; then one that is not the previous reply.
+    for fresh in (True, False):
+        for offset in range(len(variants)):
+            text = variants[(start + offset) % len(variants)].format(**values)
+            if text != state.last_reply and not (fresh and text in said):
+                state.variant_counter[key] = start + offset + 1
+                return text
     # A single-variant act asked twice in a row: vary it rather than repeat word for word.
     state.variant_counter[key] = start + 1
     return ("嗯，" if lang == "zh" else "So, ") + text

@@ -129,3 +129,22 @@ def test_pronouns_follow_the_owners_profile(lang: str, pronoun: str, word: str) 
     assert any(word in t for t in texts), texts
     if lang == "zh":
         assert not any("他" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        ("en", ["Hi, is Alex there?", "Is he around?", "Can I speak to him?", "Could you put him on?"]),
+        ("zh", ["陈先生在吗？", "他在不在啊？", "能让他接电话吗？", "麻烦叫他接一下"]),
+    ],
+)
+def test_no_sentence_is_said_twice_in_a_call(lang: str, lines: list[str]) -> None:
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang)
+    replies = [call.greeting.text] + [call.say(line).text for line in lines[:3]]
+    assert len(set(replies)) == len(replies), replies
+
+
+def test_a_repeat_request_gets_the_same_words() -> None:
+    call = Call(owner="Alex", lang="en")
+    first = call.say("Can I speak to Alex?").text
+    assert call.say("sorry, what did you say?").text == first
