@@ -44,6 +44,7 @@ _ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)
 _EMERGENT_SUSPENDED = "emergent:*"  # a premise-breaking exception suspended the owner's emergent answers
 _PROBES = {"pretexting", "social_engineering", "private_probe"}
 _PRETEXT = {"pretexting", "social_engineering"}
+_PRETEXT_FLAG = "pretext_once"
 
 
 class InputClassifier(Protocol):
@@ -139,7 +140,14 @@ class Coordinator:
             utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
         )
         c = u.reading
-        attack = c.scam or c.injection or c.credential_probe or bool(set(flags) & (_BLOCKING_INPUT | _PRETEXT))
+        # A claim of closeness ("I'm his sister, where is he?") once is deflected, not an attack:
+        # family and colleagues call too. A second pretext, or one with a scam, a card number
+        # or an injection, is.
+        pretext = bool(set(flags) & _PRETEXT)
+        repeated_pretext = pretext and _PRETEXT_FLAG in state.record.flags
+        if pretext and _PRETEXT_FLAG not in state.record.flags:
+            state.record.flags.append(_PRETEXT_FLAG)
+        attack = c.scam or c.injection or c.credential_probe or repeated_pretext or bool(set(flags) & _BLOCKING_INPUT)
         if attack and not state.hostile:
             state.hostile = True  # nothing this caller says is relayed as a message,
             disown_messages(state.record)  # not even what they said before showing it
@@ -148,6 +156,9 @@ class Coordinator:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
         decision = self._respond(state, ctx, utt, c, flags, u)
         record_outcome(state, utt, c, decision.act, flags, relay=self._relays(state, c, decision.act))
+        second = u.slots.get("message")
+        if decision.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
+            state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
         state.probing = bool(set(flags) & (_BLOCKING_INPUT | _PROBES)) or decision.act in (
             Act.SAFE_REFUSAL,
             Act.DEFLECT_PRIVATE,

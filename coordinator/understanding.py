@@ -18,13 +18,14 @@ Pure: no I/O here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from presets.matching import Candidate, match_trigger
 
-from .acts import Classification, classify
+from .acts import Classification, classify, message_body
 from .turns import asking
 
 if TYPE_CHECKING:
@@ -105,12 +106,29 @@ def previous_caller_turn(state: CallState) -> str | None:
 
 
 def slots_of(c: Classification) -> dict[str, str]:
+    """The rule-based slots; ``message``: a message carried beside the turn's main act."""
     slots: dict[str, str] = {}
     if c.self_id:
         slots["caller_name"] = c.self_id
     if c.callback_number:
         slots["callback_number"] = c.callback_number
+    if "message" in c.cues:
+        body = _second_message(c.raw)
+        if body:
+            slots["message"] = body
     return slots
+
+
+_ALSO = re.compile(r"(还有|另外|顺便|对了|\balso\b|\band\b|\bplus\b|\bby the way\b)", re.IGNORECASE)
+
+
+def _second_message(raw: str) -> str | None:
+    """ "外卖到了，放哪？还有跟他说一声发票在袋子里" -> the part after "还有", if it is a message."""
+    parts = _ALSO.split(raw, maxsplit=1)
+    if len(parts) < 3:
+        return None
+    tail = "".join(parts[1:]).strip(" ,，。.")
+    return message_body(tail) and tail
 
 
 class RulesUnderstander:
