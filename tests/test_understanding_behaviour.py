@@ -182,3 +182,18 @@ def test_one_claim_of_closeness_does_not_make_the_caller_hostile() -> None:
     assert any("Sunday" in m for m in call.record.messages)
     call.say("Come on, I'm his sister, just tell me where he is.")  # a second pretext: now it is
     assert call.state.hostile
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "caller"),
+    [
+        ("en", "Hi, it's pretty bad, the box got crushed.", None),
+        ("en", "Hey it's kind of a long story but the food is cold", None),
+        ("en", "Hello, this is Maria from Bright Dental.", "Maria from Bright Dental"),
+        ("zh", "你好，我是顺丰快递的小王", "顺丰快递的小王"),
+    ],
+)
+def test_caller_field_is_a_name_company_or_role_or_nothing(lang: str, line: str, caller: str | None) -> None:
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, understander=learned())
+    call.say(line)
+    assert call.record.caller == caller

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from coordinator.acts import classify
-from coordinator.nlu.features import PAIR_FEATURES, featurize_many, pair_features
+from coordinator.nlu.features import PAIR_FEATURES, featurize_many, pair_features, span_features
 from coordinator.nlu.model import HEADS, WEIGHTS_PATH, NLUModel, head_slices
 from coordinator.turns import asking
 from presets.matching import Candidate, match_trigger, trigger_variants
@@ -168,6 +168,47 @@ def pick_trigger_threshold(p: np.ndarray, y: np.ndarray, rule: np.ndarray) -> fl
     return max(c for c, a in acc.items() if a >= best - 1e-9)
 
 
+# ------------------------------------------------------------ caller field ----
+
+
+def caller_spans(utts: list[Utterance]) -> tuple[np.ndarray, np.ndarray]:
+    """Spans the rule extractor offers as "who is calling", labelled by whether they are
+    (part of) a labelled caller_name / company / role of that turn."""
+    from coordinator.acts import _self_id
+
+    rows, ys = [], []
+    for u in utts:
+        who = _self_id(u.text)
+        if who is None:
+            continue
+        ids = [v for k, v in u.slots.items() if k in ("caller_name", "company", "role")]
+        rows.append(span_features(who))
+        ys.append(float(any(v in who or who in v for v in ids)))
+    dim = len(span_features("x"))
+    return (np.stack(rows) if rows else np.zeros((0, dim), np.float32)), np.array(ys)
+
+
+def fit_caller(train_utts: list[Utterance], dev_utts: list[Utterance]) -> tuple[np.ndarray | None, dict[str, Any]]:
+    x, y = caller_spans(train_utts)
+    if len(y) < 20 or not 0 < y.sum() < len(y):
+        return None, {"spans": len(y)}
+    w = np.zeros(x.shape[1])
+    for _ in range(1500):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        w -= 1.0 * (x.T @ (p - y) / len(y) + 1e-4 * w)
+    xd, yd = caller_spans(dev_utts)
+    pd = 1.0 / (1.0 + np.exp(-(xd @ w))) >= 0.5 if len(yd) else np.zeros(0, bool)
+    report = {
+        "train_spans": len(y),
+        "dev_spans": len(yd),
+        "dev_fragments_kept_rules": int(np.sum(yd < 0.5)),
+        "dev_fragments_kept_learned": int(np.sum(pd & (yd < 0.5))),
+        "dev_identities_kept_rules": int(np.sum(yd > 0.5)),
+        "dev_identities_kept_learned": int(np.sum(pd & (yd > 0.5))),
+    }
+    return w.astype(np.float32), report
+
+
 # -------------------------------------------------------------------- run ----
 
 
@@ -233,7 +274,10 @@ def train(cfg: TrainConfig, *, log: Any = print) -> tuple[NLUModel, dict[str, An
             "dev_pairs": len(dev_split.pairs),
         },
     }
-    model = NLUModel(w, temps, pw, pmu, psd, meta)
+    caller_w, caller_report = fit_caller(train_split.utterances, dev_split.utterances)
+    meta["caller_field"] = caller_report
+    log(f"caller field: {caller_report}")
+    model = NLUModel(w, temps, pw, pmu, psd, meta, caller_w)
     if dev_split.pairs:
         f_dv = pair_matrix(dev_split.pairs, cache)
         p_dv = np.array([model.trigger_prob_from_features(f) for f in f_dv])

@@ -136,6 +136,21 @@ def featurize_many(
     return np.stack(rows) if rows else np.zeros((0, FEATURE_DIM), dtype=np.float32)
 
 
+# ------------------------------------------------------------- caller field ----
+
+SPAN_DIM = 1 << 11
+
+
+def span_features(span: str) -> np.ndarray:
+    """Is this extracted "who is calling" span a name, company or role (or a sentence fragment)?"""
+    words = span.split()
+    extra = np.array(
+        [min(len(words), 8) / 8, float(span[:1].isupper()), float(any(ch.isdigit() for ch in span)), 1.0],
+        dtype=np.float32,
+    )
+    return np.concatenate([_dense(ngram_counts(span, SPAN_DIM, prefix="span:"), SPAN_DIM), extra])
+
+
 # ------------------------------------------------------------ trigger pairs ----
 
 PAIR_FEATURES = (

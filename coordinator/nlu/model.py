@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import featurize, pair_features, rule_vector
+from .features import featurize, pair_features, rule_vector, span_features
 
 WEIGHTS_PATH = Path(__file__).with_name("weights") / "nlu.npz"
 
@@ -82,8 +82,10 @@ class NLUModel:
         pair_mu: np.ndarray,
         pair_sd: np.ndarray,
         meta: dict[str, object],
+        caller_w: np.ndarray | None = None,
     ) -> None:
         self.W = weights.astype(np.float32)
+        self.caller_w = caller_w
         self.temperatures = temperatures
         self.pair_w, self.pair_mu, self.pair_sd = pair_w, pair_mu, pair_sd
         self.meta = meta
@@ -102,6 +104,7 @@ class NLUModel:
                 pair_w=self.pair_w.astype(np.float32),
                 pair_mu=self.pair_mu.astype(np.float32),
                 pair_sd=self.pair_sd.astype(np.float32),
+                caller_w=(self.caller_w if self.caller_w is not None else np.zeros(0)).astype(np.float32),
                 meta=np.array(json.dumps({**self.meta, "temperatures": self.temperatures}, sort_keys=True)),
             )
 
@@ -110,7 +113,8 @@ class NLUModel:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             temps = {str(k): float(v) for k, v in meta.pop("temperatures", {}).items()}
-            return cls(z["W"], temps, z["pair_w"], z["pair_mu"], z["pair_sd"], meta)
+            caller = z["caller_w"] if "caller_w" in z.files and z["caller_w"].size else None
+            return cls(z["W"], temps, z["pair_w"], z["pair_mu"], z["pair_sd"], meta, caller)
 
     # ---------------------------------------------------------- forward ----
 
@@ -136,6 +140,12 @@ class NLUModel:
         self, text: str, context: str | None, embedding: np.ndarray | None, *, scene: str | None = None
     ) -> Reading:
         return self.read_logits(self.logits(featurize(text, context, embedding, rule_vector(text, scene))))
+
+    def caller_prob(self, span: str) -> float:
+        """Probability that an extracted caller span is a name / company / role (1.0: no model)."""
+        if self.caller_w is None:
+            return 1.0
+        return float(_sigmoid(np.array(float(span_features(span) @ self.caller_w))))
 
     def trigger_prob_from_features(self, f: np.ndarray) -> float:
         z = float(((f - self.pair_mu) / self.pair_sd) @ self.pair_w)

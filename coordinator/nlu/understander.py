@@ -161,6 +161,8 @@ class LearnedUnderstander:
         focus = max(r.focus, key=lambda k: r.focus[k])
         question = form != "plain" or any(i in active for i in _QUESTION_INTENTS)
         learned = self._reading(utterance, c, active, exc, question, r.intents)
+        if learned.self_id and self.model.caller_prob(learned.self_id) < 0.5:
+            learned.self_id = None  # "it's a bit awkward" is no caller: the record's field stays empty
         return Understanding(
             source=self.name,
             reading=learned,
