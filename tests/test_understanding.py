@@ -8,9 +8,11 @@ import asyncio
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from pydantic import ValidationError
 
+from app.main import create_app
 from app.settings import Settings
 from bench.fake_llm import FakeLLMConfig, create_fake_llm
 from bench.nlu.data import data_hash, load_split
@@ -20,8 +22,9 @@ from coordinator.nlu.model import INTENTS, WEIGHTS_PATH
 from coordinator.understanding import RulesUnderstander
 from pipeline.understanders import LLMUnderstander, MalformedAnswer, make_understander, parse_answer
 
+from .conftest import create_owner, make_settings
 from .coordinator_helpers import Call, embedder, emergent
-from .helpers import serve
+from .helpers import RedisProcess, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -170,3 +173,29 @@ def test_bench_text_runs_understanders_side_by_side(tmp_path: Path) -> None:
     report = run(TextBenchConfig(suite="builtin:dev", k=1, limit=3, out=tmp_path, understanders=("rules", "learned")))
     assert set(report["agents"]) == {"callassist-rules", "callassist-learned"}
     assert report["meta"]["understander"] == "rules,learned"
+
+
+# ------------------------------------------------- through the text API ----
+
+
+@pytest.mark.parametrize(("ttft_ms", "act"), [(30, "relay_exception"), (900, "convey_preset")])
+async def test_text_call_with_the_llm_understander(
+    ttft_ms: int, act: str, clean_redis: RedisProcess, tmp_path: Path
+) -> None:
+    """CALLASSIST_UNDERSTANDER=llm end to end: the scripted model reads "外卖到了" as a spill;
+    in time its reading decides the reply, past the 200 ms deadline the learned one does."""
+    answer = json.dumps({"intents": ["exception"], "exception": "spilled", "focus": None, "form": "plain"})
+    with serve(create_fake_llm(FakeLLMConfig(ttft_ms=ttft_ms, mode="fixed", text=answer))) as llm:
+        settings = make_settings(
+            clean_redis.url, tmp_path, understander="llm", llm_base_url=llm.base_url + "/v1", llm_model="fake",
+            nlu_deadline_ms=200,
+        )  # fmt: skip
+        with serve(create_app(settings)) as app:
+            async with httpx.AsyncClient(base_url=app.base_url, timeout=10) as client:
+                data = await create_owner(client, clean_redis.url, "陈先生", "zh")
+                client.headers["Authorization"] = data["auth"]
+                await client.put("/v1/presets/regular/takeout", json={"response": "麻烦放在门口就可以了"})
+                call = (await client.post("/v1/calls/text", json={"lang": "zh", "scene_hint": "takeout"})).json()
+                r = await client.post(f"/v1/calls/{call['call_id']}/turns", json={"text": "喂你好，外卖到了"})
+                assert r.status_code == 200, r.text
+                assert r.json()["act"] == act

@@ -1,0 +1,42 @@
+"""`callassist train nlu` on a small slice of the corpus: seeded and deterministic, and the
+weights record the hash of the data they were trained on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bench.nlu.data import data_hash
+from bench.train_cli import train_cli
+from coordinator.nlu import NLUModel
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _slice(tmp: Path) -> Path:
+    """About a hundred rows of data/nlu/train (both languages, utterances and trigger pairs)."""
+    root = tmp / "nlu"
+    src = sorted((ROOT / "data" / "nlu" / "train").rglob("*.jsonl"))
+    for path in [p for p in src if "utt-001" in p.name][:4] + [p for p in src if p.name.startswith("triggers")][:1]:
+        dst = root / "train" / path.parent.name / path.name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text("\n".join(path.read_text("utf-8").splitlines()[:25]) + "\n", "utf-8")
+    return root
+
+
+@pytest.mark.slow  # embeds about a hundred texts twice (~30 s)
+def test_training_is_seeded_and_records_the_data_hash(tmp_path: Path) -> None:
+    data = _slice(tmp_path)
+    runner = CliRunner()
+    outs = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for out in outs:
+        res = runner.invoke(train_cli, ["--data", str(data), "--out", str(out), "--no-cache"])
+        assert res.exit_code == 0, res.output
+    a, b = (NLUModel.load(p) for p in outs)
+    assert np.array_equal(a.W, b.W) and np.array_equal(a.pair_w, b.pair_w)
+    assert a.meta["data_sha256"] == data_hash(data)
+    (data / "train" / "extra.jsonl").write_text('{"id": "x"}\n', "utf-8")
+    assert data_hash(data) != a.meta["data_sha256"]  # a new row: the weights no longer match
