@@ -107,6 +107,7 @@ def evaluate_pairs(model: NLUModel, pairs: list[TriggerPair], cache: EmbeddingCa
         out[lang] = {
             "n": len(idx),
             "learned_accuracy": _pct(float(np.mean(learned[idx] == y[idx]))),
+            "model_only_accuracy": _pct(float(np.mean((prob[idx] >= 0.5) == y[idx]))),
             "rules_accuracy": _pct(float(np.mean(rules[idx] == y[idx]))),
             "learned_false_match": int(np.sum(learned[idx] & ~y[idx])),
             "learned_missed": int(np.sum(~learned[idx] & y[idx])),

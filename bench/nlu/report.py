@@ -46,8 +46,8 @@ def run_nlu_bench(folder: Path, *, out: Path | None = None, console: Console | N
     trg = report["triggers"]
     if trg:
         t = Table(title=f"trigger pairs: {folder}")
-        cols = ("n", "learned_accuracy", "rules_accuracy", "learned_false_match", "learned_missed",
-                "rules_false_match", "rules_missed", "ece")  # fmt: skip
+        cols = ("n", "learned_accuracy", "rules_accuracy", "model_only_accuracy", "learned_false_match",
+                "learned_missed", "rules_false_match", "rules_missed", "ece")  # fmt: skip
         t.add_column("lang")
         for c in cols:
             t.add_column(c, justify="right")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from coordinator.acts import classify
-from coordinator.nlu.features import PAIR_FEATURES, featurize_many, pair_features, span_features
+from coordinator.nlu.features import EMBED_DIM, PAIR_FEATURES, featurize_many, pair_features, span_features
 from coordinator.nlu.model import HEADS, WEIGHTS_PATH, NLUModel, head_slices
 from coordinator.turns import asking
 from presets.matching import Candidate, match_trigger, trigger_variants
@@ -134,12 +134,17 @@ def pair_matrix(pairs: list[TriggerPair], cache: EmbeddingCache) -> np.ndarray:
     for p in pairs:
         u = vecs[p.utterance]
         tv = np.stack([vecs[t] for t in variants[p.trigger]])
-        cos = float(np.max(tv @ u))
+        sims = tv @ u
+        cos, t_vec = float(np.max(sims)), tv[int(np.argmax(sims))]
         c = classify(p.utterance, scene=p.scene)
         pitch, ask = "sales" in c.cues, asking(c)
         rule = match_trigger(p.utterance, u, [Candidate("t", p.trigger, tv)], pitch=pitch, asking=ask)
-        rows.append(pair_features(p.trigger, p.utterance, cos, rule.id is not None, pitch=pitch, asking=ask))
-    return np.stack(rows) if rows else np.zeros((0, len(PAIR_FEATURES)), dtype=np.float32)
+        rows.append(
+            pair_features(
+                p.trigger, p.utterance, cos, rule.id is not None, pitch=pitch, asking=ask, t_vec=t_vec, u_vec=u
+            )
+        )
+    return np.stack(rows) if rows else np.zeros((0, len(PAIR_FEATURES) + 2 * EMBED_DIM), dtype=np.float32)
 
 
 def fit_pairs(f: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 5000) -> tuple[np.ndarray, ...]:
@@ -147,6 +152,8 @@ def fit_pairs(f: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 50
     sd = f.std(axis=0) + 1e-6
     bias = PAIR_FEATURES.index("bias")
     mu[bias], sd[bias] = 0.0, 1.0
+    n = len(PAIR_FEATURES)
+    mu[n:], sd[n:] = 0.0, 1.0  # the embedding interaction block is already scaled
     xs = (f - mu) / sd
     w = np.zeros(f.shape[1], dtype=np.float64)
     for _ in range(steps):  # Newton would do; plain gradient descent is enough for 11 weights
@@ -216,10 +223,10 @@ def _holdout(split: Split, seed: int) -> tuple[Split, Split]:
     """No dev files yet: every tenth row (by a seeded permutation) is dev."""
     rng = np.random.default_rng(seed)
     tr, dv = Split(), Split()
-    for i in rng.permutation(len(split.utterances)):
-        (dv if i % 10 == 0 else tr).utterances.append(split.utterances[i])
-    for i in rng.permutation(len(split.pairs)):
-        (dv if i % 10 == 0 else tr).pairs.append(split.pairs[i])
+    for j, i in enumerate(rng.permutation(len(split.utterances))):
+        (dv if j % 10 == 0 else tr).utterances.append(split.utterances[i])
+    for j, i in enumerate(rng.permutation(len(split.pairs))):
+        (dv if j % 10 == 0 else tr).pairs.append(split.pairs[i])
     return tr, dv
 
 
@@ -257,7 +264,7 @@ def train(cfg: TrainConfig, *, log: Any = print) -> tuple[NLUModel, dict[str, An
     if len(train_split.pairs) and 0 < y_ptr.sum() < len(y_ptr):
         pw, pmu, psd = fit_pairs(f_tr, y_ptr)
     else:  # no pairs yet: the rule matcher's vote alone
-        pw = np.zeros(len(PAIR_FEATURES), np.float32)
+        pw = np.zeros(len(PAIR_FEATURES) + 2 * EMBED_DIM, np.float32)
         pw[PAIR_FEATURES.index("rule_match")] = 4.0
         pw[PAIR_FEATURES.index("bias")] = -2.0
         pmu, psd = np.zeros_like(pw), np.ones_like(pw)

@@ -175,8 +175,26 @@ def char_bigrams(text: str) -> set[str]:
     return {t[i : i + 2] for i in range(len(t) - 1)}
 
 
+def pair_interaction(t_vec: np.ndarray | None, u_vec: np.ndarray | None) -> np.ndarray:
+    """Which meanings the two sentences share: the elementwise product and distance of the
+    trigger's (best variant's) and the utterance's e5 vectors (cosine alone cannot tell a
+    near miss from a paraphrase: both score about 0.87)."""
+    if t_vec is None or u_vec is None:
+        return np.zeros(2 * EMBED_DIM, dtype=np.float32)
+    t, u = np.asarray(t_vec, np.float32), np.asarray(u_vec, np.float32)
+    return np.concatenate([20.0 * t * u, 5.0 * np.abs(t - u)]).astype(np.float32)
+
+
 def pair_features(
-    trigger: str, utterance: str, cos: float, rule_match: bool, *, pitch: bool = False, asking: bool = True
+    trigger: str,
+    utterance: str,
+    cos: float,
+    rule_match: bool,
+    *,
+    pitch: bool = False,
+    asking: bool = True,
+    t_vec: np.ndarray | None = None,
+    u_vec: np.ndarray | None = None,
 ) -> np.ndarray:
     """Evidence that ``utterance`` is the situation ``trigger`` describes (see PAIR_FEATURES).
 
@@ -191,7 +209,7 @@ def pair_features(
     u_focus = m.focus(utterance)
     t_focus = m.focus(t_core)
     clash = bool(t_focus and u_focus and t_focus != u_focus)
-    return np.array(
+    scalars = np.array(
         [
             cos,
             cos * cos,
@@ -209,3 +227,4 @@ def pair_features(
         ],
         dtype=np.float32,
     )
+    return np.concatenate([scalars, pair_interaction(t_vec, u_vec)])

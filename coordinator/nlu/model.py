@@ -152,9 +152,18 @@ class NLUModel:
         return float(_sigmoid(np.array(z)))
 
     def trigger_prob(
-        self, trigger: str, utterance: str, cos: float, rule_match: bool, *, pitch: bool, asking: bool
+        self,
+        trigger: str,
+        utterance: str,
+        cos: float,
+        rule_match: bool,
+        *,
+        pitch: bool,
+        asking: bool,
+        t_vec: np.ndarray | None = None,
+        u_vec: np.ndarray | None = None,
     ) -> float:
-        f = pair_features(trigger, utterance, cos, rule_match, pitch=pitch, asking=asking)
+        f = pair_features(trigger, utterance, cos, rule_match, pitch=pitch, asking=asking, t_vec=t_vec, u_vec=u_vec)
         return self.trigger_prob_from_features(f)
 
 

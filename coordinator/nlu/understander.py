@@ -228,10 +228,14 @@ class LearnedUnderstander:
         rule = rule_trigger(utt, vec, state, ctx, c).best
         probs: dict[str, float] = {}
         for cand in emergent_candidates(state, ctx):
-            cos = float(np.max(cand.vectors @ u)) if cand.vectors is not None and u is not None else 0.0
+            cos, t_vec = 0.0, None
+            if cand.vectors is not None and u is not None:
+                sims = cand.vectors @ u
+                cos, t_vec = float(np.max(sims)), cand.vectors[int(np.argmax(sims))]
             p = self.model.trigger_prob(
-                cand.trigger, utt, cos, rule == cand.id, pitch="sales" in c.cues, asking=asking(c)
-            )
+                cand.trigger, utt, cos, rule == cand.id, pitch="sales" in c.cues, asking=asking(c),
+                t_vec=t_vec, u_vec=u,
+            )  # fmt: skip
             probs[cand.id] = round(p, 4)
         if not probs:
             return TriggerReading(reason="no trigger eligible in this scene")
