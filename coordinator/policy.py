@@ -449,8 +449,12 @@ class Coordinator:
         slots = {"detail_kind": (c.exception or "") if c and c.exception_stated else ""}
         if act == Act.GUIDE:
             slots["scene"] = state.scene or ""
-        text = state.last_reply if repeat and state.last_reply else render(act, state, ctx, slots)
-        return self._decision(state, act, caller_act, rel, text, flags=flags)  # a repeat: the same words
+        if repeat and state.last_reply:  # the same words, marked as a repeat (never a bare echo of itself)
+            lead = "好的，我再说一遍：" if state.lang == "zh" else "Sure, once more: "
+            text = lead + state.last_reply.removeprefix(lead)
+        else:
+            text = render(act, state, ctx, slots)
+        return self._decision(state, act, caller_act, rel, text, flags=flags)
 
     def _decision(
         self,

@@ -147,7 +147,8 @@ def test_no_sentence_is_said_twice_in_a_call(lang: str, lines: list[str]) -> Non
 def test_a_repeat_request_gets_the_same_words() -> None:
     call = Call(owner="Alex", lang="en")
     first = call.say("Can I speak to Alex?").text
-    assert call.say("sorry, what did you say?").text == first
+    again = call.say("sorry, what did you say?").text
+    assert first in again and again != first
 
 
 @pytest.mark.parametrize(
