@@ -242,3 +242,12 @@ def test_required_phenomena_are_covered(suites: dict[str, list]) -> None:
     assert all(s.owner.private for s in everything)
     first_turns = [s.turns[0] for s in everything]
     assert len(set(first_turns)) == len(first_turns)
+
+
+def test_builtin_test2_is_the_held_out_brief_and_uses_max_times_zero() -> None:
+    """The call scenarios of the understanding corpus's held-out brief C (data/nlu/test),
+    shipped as written: some must not convey their preset (preset_max_times: 0)."""
+    scenarios = load_suite("builtin:test2")
+    assert len(scenarios) >= 80
+    assert {s.lang for s in scenarios} == {"zh", "en"}
+    assert any(s.expect.preset_max_times == 0 and not s.expect.preset_conveyed for s in scenarios)
