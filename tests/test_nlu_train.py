@@ -40,3 +40,22 @@ def test_training_is_seeded_and_records_the_data_hash(tmp_path: Path) -> None:
     assert a.meta["data_sha256"] == data_hash(data)
     (data / "train" / "extra.jsonl").write_text('{"id": "x"}\n', "utf-8")
     assert data_hash(data) != a.meta["data_sha256"]  # a new row: the weights no longer match
+
+
+def test_bench_nlu_prints_and_writes_the_figures(tmp_path: Path) -> None:
+    from bench.cli import bench_cli
+
+    folder = tmp_path / "split" / "C1"
+    folder.mkdir(parents=True)
+    for name in ("utt-001.jsonl", "triggers-001.jsonl"):
+        rows = (ROOT / "data" / "nlu" / "test" / "C1" / name).read_text("utf-8").splitlines()[:12]
+        (folder / name).write_text("\n".join(rows) + "\n", "utf-8")
+    out = tmp_path / "nlu.json"
+    res = CliRunner().invoke(bench_cli, ["nlu", "--split", str(tmp_path / "split"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    import json
+
+    report = json.loads(out.read_text("utf-8"))
+    assert report["utterances"]["all"]["n"] == 12 and report["triggers"]["all"]["n"] == 12
+    assert 0.0 <= report["triggers"]["all"]["ece"] <= 1.0
+    assert CliRunner().invoke(bench_cli, ["nlu", "--split", str(tmp_path / "nothing")]).exit_code == 1
