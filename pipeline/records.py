@@ -34,7 +34,7 @@ PROVEN_AFTER_TURNS = 2
 
 
 class TranscriptEntry(BaseModel):
-    role: Literal["caller", "assistant"]
+    role: Literal["caller", "assistant", "owner"]  # owner: words the owner had spoken (take-over)
     text: str | None  # None: the caller said nothing (silence turn)
     t: float  # seconds since the call started
     turn: int | None = None
@@ -85,6 +85,9 @@ class CallRecord(BaseModel):
     recording: str | None = None  # WAV path when recording is on
     anonymous: bool = False  # opened without the owner's key (a text call by line)
     revision: int = 0  # bumped by every save; a stored record is never replaced by an older one
+    caller_number: str | None = None  # from the transport (Twilio From, SIP From, ...)
+    screening: dict[str, Any] | None = None  # what screening decided and why (pipeline.screening)
+    summary: dict[str, Any] | None = None  # on ended calls, in the owner's language (pipeline.summary)
     state: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @property
@@ -97,7 +100,8 @@ class CallRecord(BaseModel):
         :data:`PROVEN_AFTER_TURNS` turns; until then it is kept only briefly."""
         return not self.anonymous or sum(1 for t in self.turns if t.caller_text) >= PROVEN_AFTER_TURNS
 
-    def summary(self) -> dict[str, Any]:
+    def listing(self) -> dict[str, Any]:
+        """The call in a list: no transcript."""
         return {
             "call_id": self.call_id,
             "channel": self.channel,
@@ -109,6 +113,10 @@ class CallRecord(BaseModel):
             "end_reason": self.end_reason,
             "turns": len(self.turns),
             "caller": self.owner_record.get("caller"),
+            "caller_number": self.caller_number,
+            "urgent": self.owner_record.get("urgency") == "urgent",
+            "spam": bool((self.summary or {}).get("spam_label")),
+            "screening": (self.screening or {}).get("decision"),
             "has_message": bool(
                 self.owner_record.get("messages")
                 or self.owner_record.get("exceptions")

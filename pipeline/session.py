@@ -26,9 +26,13 @@ from presets.pool import PresetStore
 from safety import GuardContext, InputGuard, OutputGuard, redact, split_sentences
 
 from . import metrics
+from .call_events import CallEvents
 from .context import ContextLoader
+from .events import EventLog
 from .realizers import Realization, Realizer, TemplateRealizer
 from .records import CallRecord, CallStore, Channel, Intervention, TranscriptEntry, TurnRecord
+from .screening import BLOCKED_CLOSE
+from .summary import preset_texts, summarize
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +53,8 @@ class CallServices:
     input_guard: InputGuard = field(default_factory=InputGuard)
     output_guard: OutputGuard | None = field(default_factory=OutputGuard)  # None: guard off (baseline only)
     loader: ContextLoader | None = None
+    events: EventLog | None = None  # owner events; None: none are written
+    screening: Any = None  # pipeline.screening.Screener: decides on each call's caller
 
     def __post_init__(self) -> None:
         if self.loader is None:
@@ -81,6 +87,7 @@ class CallSession:
         self.last_result: TurnResult | None = None
         self.current_decision: Decision | None = None
         self.last_active = time.monotonic()
+        self.events = CallEvents(services.events, record) if services.events is not None else None
 
     # ---------------------------------------------------------- lifecycle ----
 
@@ -96,6 +103,7 @@ class CallSession:
         line: str | None = None,
         call_id: str | None = None,
         anonymous: bool = False,
+        caller_number: str | None = None,
     ) -> CallSession:
         assert services.loader is not None
         snap = await services.loader.snapshot(owner_id)
@@ -110,16 +118,26 @@ class CallSession:
             lang=ctx.lang,
             scene_hint=scene_hint,
             anonymous=anonymous,
+            caller_number=caller_number,
         )
+        if services.screening is not None:
+            record.screening = await services.screening.screen(owner_id, record)
         session = cls(services, record, state, ctx)
         greeting = services.coordinator.greet(state, ctx)
         text, interventions = session._guard_all([greeting.text], greeting, turn=-1)
+        blocked = (record.screening or {}).get("decision") == "block"
+        if blocked:  # a short polite close instead of the greeting, then hang up
+            text, interventions = BLOCKED_CLOSE.get(ctx.lang, BLOCKED_CLOSE["en"]), []
         record.greeting = text
         record.interventions.extend(interventions)
         record.transcript.append(TranscriptEntry(role="assistant", text=text, t=0.0, turn=-1))
         metrics.CALLS_STARTED.labels(transport=channel).inc()
         metrics.ACTIVE_CALLS.labels(transport=channel).inc()
         await session.save()
+        if session.events is not None:
+            session.events.started(record)
+        if blocked:
+            await session.hangup("blocked", outcome="blocked")
         return session
 
     @classmethod
@@ -160,6 +178,7 @@ class CallSession:
         self.state.ended = True
         self.record.ended_at = utcnow()
         self.record.end_reason = reason
+        self.record.summary = summarize(self.record, self.ctx.languages[0], conveyed_texts=preset_texts(self.ctx))
         metrics.CALLS.labels(transport=self.record.channel, outcome=outcome or reason).inc()
         metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
         try:
@@ -167,6 +186,26 @@ class CallSession:
         except Exception:
             metrics.ERRORS.labels(component="call_store").inc()
             log.exception("could not save the ended call", extra={"call_id": self.call_id})
+        if self.events is not None:
+            self.events.ended(self.record)
+            await self.events.flush()
+
+    async def caller_heard(self, text: str) -> None:
+        """A caller turn the assistant does not answer (the owner is talking): recorded only."""
+        self.last_active = time.monotonic()
+        self.record.transcript.append(TranscriptEntry(role="caller", text=text, t=self.elapsed(), turn=None))
+        if self.events is not None:
+            self.events.caller_turn(self.state.turn, text)
+        await self.save()
+
+    async def owner_said(self, text: str, *, via: str) -> None:
+        """The owner's own words were spoken to the caller (take-over): recorded with role
+        ``owner``, as said (they are the owner's decision, not the assistant's)."""
+        self.last_active = time.monotonic()
+        self.record.transcript.append(TranscriptEntry(role="owner", text=text, t=self.elapsed(), turn=self.state.turn))
+        if self.events is not None:
+            self.events.owner_turn(text, via=via)
+        await self.save()
 
     # -------------------------------------------------------------- turns ----
 
@@ -186,6 +225,8 @@ class CallSession:
             started = time.perf_counter()
             caller_t = self.elapsed()
             text = text.strip() if text and text.strip() else None
+            if self.events is not None:  # before understanding: the owner sees it at once
+                self.events.caller_turn(self.state.turn + 1, text)
             vec = None
             if text and self.ctx.emergent:
                 vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
@@ -213,6 +254,10 @@ class CallSession:
                 **(timings or {}),
             }
             self._record_turn(text, caller_t, decision, realization, reply, interventions, all_timings)
+            self.record.owner_record = asdict(self.state.record)
+            if self.events is not None:
+                preset = decision.preset.id if decision.preset else None
+                self.events.assistant_turn(self.record, turn, reply, act=decision.act.value, preset=preset)
             self.last_result = TurnResult(
                 reply=reply,
                 act=decision.act.value,
@@ -385,4 +430,4 @@ def _join(sentences: list[str], lang: str) -> str:
 
 
 def session_summary(session: CallSession) -> dict[str, Any]:
-    return session.record.summary()
+    return session.record.listing()

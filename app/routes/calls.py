@@ -170,6 +170,7 @@ async def call_turn(
         "caller_act": result.caller_act,
         "relation": result.relation,
         "safety_interventions": [i.model_dump() for i in result.interventions],
+        "owner_said": await res.live.take_outbox(call_id) if res.live is not None else [],
     }
 
 
@@ -220,7 +221,7 @@ async def list_calls(
     ] = None,
 ) -> dict[str, Any]:
     records = await res.calls.list(owner, limit=limit, before=before)
-    return {"calls": [r.summary() for r in records], "now": time.time()}
+    return {"calls": [r.listing() for r in records], "now": time.time()}
 
 
 @router.get("/{call_id}", response_model_exclude={"state"})
