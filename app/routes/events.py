@@ -32,7 +32,11 @@ def _frame(event: OwnerEvent) -> bytes:
     return f"id: {event.id}\nevent: {event.type}\ndata: {data}\n\n".encode()
 
 
-@router.get("/v1/events", response_class=StreamingResponse)
+@router.get(
+    "/v1/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events, never ending"}},
+)
 async def events(
     request: Request,
     owner: OwnerId,
