@@ -51,7 +51,27 @@ async def authenticate(
     return str(owner_id)
 
 
-OwnerId = Annotated[str, Depends(authenticate)]
+async def authenticate_owner(
+    request: Request,
+    res: ResourcesDep,
+    authorization: Annotated[str | None, Header()] = None,
+) -> str:
+    """The owner from the API key, else from the console's session cookie (see
+    :mod:`app.console.auth`: a write with the cookie must carry the console header)."""
+    from .console.auth import COOKIE_NAME, CSRF_HEADER
+
+    cookie = request.cookies.get(COOKIE_NAME)
+    if authorization or not cookie:
+        return await authenticate(res, authorization)
+    owner_id = await res.console.owner(cookie) if res.console is not None else None
+    if owner_id is None:
+        raise ApiError(401, "unauthorized", "the console session has ended: sign in again")
+    if request.method not in ("GET", "HEAD", "OPTIONS") and request.headers.get(CSRF_HEADER) != "1":
+        raise ApiError(403, "forbidden", f"a console write must carry {CSRF_HEADER}: 1", field=CSRF_HEADER)
+    return owner_id
+
+
+OwnerId = Annotated[str, Depends(authenticate_owner)]
 
 
 def parse_if_match(if_match: Annotated[str | None, Header()] = None) -> int | None:

@@ -16,7 +16,24 @@ from .middleware import (
     install_access_log_redaction,
 )
 from .resources import Resources
-from .routes import asterisk, calls, health, lines, ops, presets, profile, telephony, webrtc
+from .routes import (
+    asterisk,
+    calls,
+    console,
+    events,
+    health,
+    lines,
+    ops,
+    presets,
+    preview,
+    profile,
+    recordings,
+    screening,
+    takeover,
+    telephony,
+    webhooks,
+    webrtc,
+)
 from .settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -34,9 +51,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await resources.admit_llm_endpoints()
         await resources.open_gateways()
         resources.services.liveness.start()  # heartbeat + reaping of dead instances' calls
+        await resources.start_owner_loop()
         try:
             yield
         finally:
+            await resources.close_owner_loop()
             await resources.close_gateways()
             await resources.close()
 
@@ -55,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ErrorGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
-    for module in (health, lines, profile, presets, calls, telephony, asterisk, webrtc, ops):
+    routers = (health, lines, profile, presets, calls, telephony, asterisk, webrtc, ops)
+    for module in (*routers, events, takeover, webhooks, screening, preview, recordings, console):
         app.include_router(module.router)
     return app

@@ -13,29 +13,38 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from pipeline import metrics
+from pipeline.events import EventLog
 from pipeline.liveness import InstanceLiveness, default_instance_id
 from pipeline.realizers import LLMRealizer, Realizer, TemplateRealizer
 from pipeline.records import CallStore
+from pipeline.screening import Screener
 from pipeline.session import CallServices
+from pipeline.takeover import LiveCalls
+from pipeline.takeover_relay import TakeoverRelay
 from pipeline.ttft import AdmissionResult, Endpoint, EndpointHealth, admit
+from pipeline.webhooks import DeliveryOptions, DeliveryWorker, WebhookSink, WebhookStore
 from presets.matching import Embedder, TriggerVectorHook
 from presets.owners import OwnerStore
 from presets.pool import PresetHook, PresetStore
+from presets.screening import ScreeningStore
 
+from .console.auth import ConsoleSessions
 from .embedded_redis import EmbeddedRedis
 from .redis_url import connect
 from .settings import Settings
 
 log = logging.getLogger(__name__)
 
+EVENTS_BLOCK_S = 5.0  # an SSE reader waits this long in XREAD before checking its client
 
-def make_redis(url: str, settings: Settings) -> Redis:
+
+def make_redis(url: str, settings: Settings, *, socket_timeout_s: float | None = None) -> Redis:
     """A client tuned for the call path: short timeouts, one quick retry, no long stalls.
     ``url`` may name Redis Sentinel (``redis+sentinel://...``, see app/redis_url.py)."""
     return connect(
         url,
         decode_responses=True,
-        socket_timeout=settings.redis_socket_timeout_s,
+        socket_timeout=socket_timeout_s or settings.redis_socket_timeout_s,
         socket_connect_timeout=settings.redis_connect_timeout_s,
         retry=Retry(NoBackoff(), 1),
         health_check_interval=15,
@@ -110,6 +119,14 @@ class Resources:
     draining: bool = False  # SIGTERM: no new calls; see app/drain.py
     sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
     webrtc: Any = None  # pipeline.webrtc.WebRTCCalls when voice calls are on
+    # The owner in the loop (set up in open(); the delivery worker runs from start_owner_loop()).
+    events: EventLog | None = None
+    events_reader: Redis | None = None  # blocking stream reads (SSE): its own client, longer timeout
+    webhooks: WebhookStore | None = None
+    deliveries: DeliveryWorker | None = None
+    screening: ScreeningStore | None = None
+    live: LiveCalls | None = None
+    console: ConsoleSessions | None = None
 
     @classmethod
     def open(cls, settings: Settings, hooks: list[PresetHook] | None = None, *, voice: bool | None = None) -> Resources:
@@ -142,9 +159,44 @@ class Resources:
             interval_s=settings.instance_heartbeat_s,
         )
         res = cls(settings, redis, owners, presets, calls, services, embedded)
+        res._open_owner_loop(url)
         if settings.voice if voice is None else voice:
             res._open_voice()
         return res
+
+    def _open_owner_loop(self, url: str) -> None:
+        """Owner events, webhooks, screening and take-over, shared by every call."""
+        s = self.settings
+        self.events = EventLog(self.redis, max_count=s.events_max_count, max_age_s=s.events_max_age_s)
+        self.events_reader = make_redis(url, self.settings, socket_timeout_s=EVENTS_BLOCK_S + 5)
+        self.webhooks = WebhookStore(self.redis)
+        self.screening = ScreeningStore(self.redis)
+        self.services.events = self.events
+        self.services.screening = Screener(self.screening)
+        self.live = LiveCalls(self.services)
+        self.console = ConsoleSessions(self.redis, ttl_s=s.console_session_ttl_s)
+
+    async def start_owner_loop(self) -> None:
+        """The webhook delivery worker: one task per process, cancelled in close_owner_loop()."""
+        assert self.webhooks is not None and self.events is not None
+        s = self.settings
+        options = DeliveryOptions(
+            allow_private=s.webhook_allow_private, timeout_s=s.webhook_timeout_s,
+            base_delay_s=s.webhook_retry_base_s, max_age_s=s.webhook_max_age_s,
+        )  # fmt: skip
+        if self.live is not None and self.events_reader is not None:
+            self.live.relay = TakeoverRelay(self.redis, self.events_reader, self.live.relayed)
+            self.live.relay.start()
+        self.deliveries = DeliveryWorker(self.webhooks, options)
+        self.events.sinks.append(WebhookSink(self.webhooks, self.deliveries.wake))
+        self.deliveries.start()
+
+    async def close_owner_loop(self) -> None:
+        if self.live is not None and self.live.relay is not None:
+            await self.live.relay.aclose()
+        if self.deliveries is not None:
+            await self.deliveries.aclose()
+            self.deliveries = None
 
     def _open_voice(self) -> None:
         """ASR and TTS, shared by all calls; models load in the background at start-up."""
@@ -163,7 +215,9 @@ class Resources:
 
         self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.ACTIVE_VOICE_CALLS > 0)
         slots = CallSlots(limit=s.max_voice_calls)
-        self.voice = VoiceResources(self.services, recognizer, synthesizer, options, self.precomputer, slots)
+        self.voice = VoiceResources(
+            self.services, recognizer, synthesizer, options, self.precomputer, slots, live=self.live
+        )
         self.presets.hooks.append(self.precomputer.on_pool_saved)
         self.owners.profile_hooks.append(self.precomputer.on_profile_saved)
 
@@ -209,6 +263,8 @@ class Resources:
                 max_calls=s.webrtc_max_calls,
                 max_calls_per_address=s.webrtc_max_calls_per_address,
             )
+            if self.live is not None:
+                self.live.ice_servers = ice_servers(s)
         if s.sip_port is not None:
             from pipeline.sip import SipConfig, SipServer
             from pipeline.sip.bridge import VoiceCallHandler
@@ -249,6 +305,8 @@ class Resources:
             # Exiting while a native model loads in another thread aborts the process.
             await asyncio.to_thread(warm.join, 120)
         await self.calls.close()
+        if self.events_reader is not None:
+            await self.events_reader.aclose()
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)

@@ -72,6 +72,17 @@ class Settings(BaseSettings):
     # Ops.
     ops_token: SecretStr | None = None
 
+    # The owner in the loop: events (SSE), webhooks, console.
+    events_max_count: int = Field(default=10_000, ge=10, description="Events kept per owner (Redis Stream length).")
+    events_max_age_s: int = Field(default=7 * 24 * 3600, ge=60, description="Events older than this are trimmed.")
+    webhook_allow_private: bool = Field(
+        default=False, description="Allow webhook URLs on loopback, private or link-local addresses (tests, LAN)."
+    )
+    webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    webhook_retry_base_s: float = Field(default=1.0, gt=0, description="First retry delay; doubles each attempt.")
+    webhook_max_age_s: float = Field(default=24 * 3600.0, gt=0, description="Retry for this long, then dead-letter.")
+    console_session_ttl_s: int = Field(default=12 * 3600, ge=60)
+
     # LLM realizer (any OpenAI-compatible endpoint).
     realizer: Literal["template", "llm"] = "template"
     llm_base_url: str | None = None

@@ -179,3 +179,16 @@ def bench_soak(
 
     env = {"MALLOC_ARENA_MAX": str(malloc_arena_max)} if malloc_arena_max else None
     run_soak(calls=calls, concurrency=concurrency, minutes=minutes, warmup=warmup, out=out, env=env)
+
+
+@bench_cli.command("owner")
+def bench_owner(
+    calls: Annotated[int, typer.Option(help="Text calls for the SSE and webhook figures", min=1)] = 50,
+    say: Annotated[int, typer.Option(help="Owner 'say's into one live Twilio-format call (0: skip)", min=0)] = 10,
+    restart_calls: Annotated[int, typer.Option(help="Deliveries pending across the restart", min=1)] = 20,
+) -> None:
+    """Owner in the loop: SSE event latency, hang-up -> first webhook attempt, say -> first
+    audio at the caller, deliveries lost across a restart (loopback, real server)."""
+    from .owner import run_owner_bench
+
+    run_owner_bench(calls=calls, says=say, restart_calls=restart_calls)

@@ -81,6 +81,8 @@ DROPPED_FRAMES = Counter(
     ["transport", "reason"],
 )
 ERRORS = Counter("callassist_errors_total", "Errors on the call path", ["component"])
+OWNER_EVENTS = Counter("callassist_owner_events_total", "Owner events written", ["kind"])
+WEBHOOK_ATTEMPTS = Counter("callassist_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
 
 ACTIVE_CALLS = Gauge("callassist_active_calls", "Calls in progress", ["transport"])
 ENDPOINT_UP = Gauge("callassist_llm_endpoint_up", "1 if the LLM endpoint is in service", ["endpoint"])

@@ -1,5 +1,6 @@
 """Synthesizing known sentences ahead of calls: every preset response when the pool is
-saved, the owner's template wordings when the profile is saved. One background thread,
+saved, the owner's template wordings (and default quick replies) when the profile is
+saved, the owner's own quick replies when they are saved. One background thread,
 so call-path synthesis is never starved for long; ``pending`` tells how much is queued."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from coordinator.render import all_wordings
 from presets.models import PresetPool, Profile
+from presets.screening import DEFAULT_QUICK_REPLIES
 
 from .tts import Synthesizer
 
@@ -106,4 +108,5 @@ class Precomputer:
             texts.append(profile.greeting)
         for lang in profile.languages:
             texts += all_wordings(profile.display_name, lang)
+        texts += DEFAULT_QUICK_REPLIES.get(profile.languages[0], [])  # one-click replies, shown in this language
         self.submit(texts)

@@ -14,6 +14,8 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -21,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import LockError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from presets.models import utcnow
@@ -34,7 +37,7 @@ PROVEN_AFTER_TURNS = 2
 
 
 class TranscriptEntry(BaseModel):
-    role: Literal["caller", "assistant"]
+    role: Literal["caller", "assistant", "owner"]  # owner: words the owner had spoken (take-over)
     text: str | None  # None: the caller said nothing (silence turn)
     t: float  # seconds since the call started
     turn: int | None = None
@@ -86,6 +89,9 @@ class CallRecord(BaseModel):
     instance: str | None = None  # the instance holding a live voice call (text calls: none)
     anonymous: bool = False  # opened without the owner's key (a text call by line)
     revision: int = 0  # bumped by every save; a stored record is never replaced by an older one
+    caller_number: str | None = None  # from the transport (Twilio From, SIP From, ...)
+    screening: dict[str, Any] | None = None  # what screening decided and why (pipeline.screening)
+    summary: dict[str, Any] | None = None  # on ended calls, in the owner's language (pipeline.summary)
     state: dict[str, Any] | None = Field(default=None, exclude=True)
 
     @property
@@ -98,7 +104,8 @@ class CallRecord(BaseModel):
         :data:`PROVEN_AFTER_TURNS` turns; until then it is kept only briefly."""
         return not self.anonymous or sum(1 for t in self.turns if t.caller_text) >= PROVEN_AFTER_TURNS
 
-    def summary(self) -> dict[str, Any]:
+    def listing(self) -> dict[str, Any]:
+        """The call in a list: no transcript."""
         return {
             "call_id": self.call_id,
             "channel": self.channel,
@@ -110,6 +117,10 @@ class CallRecord(BaseModel):
             "end_reason": self.end_reason,
             "turns": len(self.turns),
             "caller": self.owner_record.get("caller"),
+            "caller_number": self.caller_number,
+            "urgent": self.owner_record.get("urgency") == "urgent",
+            "spam": bool((self.summary or {}).get("spam_label")),
+            "screening": (self.screening or {}).get("decision"),
             "has_message": bool(
                 self.owner_record.get("messages")
                 or self.owner_record.get("exceptions")
@@ -166,6 +177,18 @@ class _Pending:
     revision: int
     args: list[Any]
     since: float
+
+
+TURN_LOCK_S = 30.0  # a turn never holds its call longer (an instance dying mid-turn)
+TURN_WAIT_S = 5.0  # a second writer of the same call waits this long for the first
+
+
+class CallBusy(Exception):
+    """Another request of the same call holds its lock (retry shortly)."""
+
+    def __init__(self, call_id: str) -> None:
+        super().__init__(f"another request of call {call_id} is in progress")
+        self.call_id = call_id
 
 
 class CallStore:
@@ -273,6 +296,20 @@ class CallStore:
                 await self._retrier
         for call_id in list(self._pending):
             self._give_up(call_id)
+
+    @asynccontextmanager
+    async def locked(self, call_id: str) -> AsyncIterator[None]:
+        """Hold the call's lock in Redis: text calls are resumed from their record by any
+        instance for each request (a turn, the owner's words), so two requests of one call
+        on two instances never interleave. Raises :class:`CallBusy` after ``TURN_WAIT_S``."""
+        lock = self._r.lock(f"ca:call:{call_id}:lock", timeout=TURN_LOCK_S, blocking_timeout=TURN_WAIT_S)
+        if not await lock.acquire():
+            raise CallBusy(call_id)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(LockError):
+                await lock.release()
 
     async def get(self, call_id: str) -> CallRecord | None:
         raw = await self._r.get(call_key(call_id))

@@ -27,9 +27,13 @@ from presets.pool import PresetStore
 from safety import GuardContext, InputGuard, OutputGuard, redact, split_sentences
 
 from . import metrics
+from .call_events import CallEvents
 from .context import ContextLoader
+from .events import EventLog
 from .realizers import Realization, Realizer, TemplateRealizer
 from .records import CallRecord, CallStore, Channel, Intervention, TranscriptEntry, TurnRecord
+from .screening import BLOCKED_CLOSE
+from .summary import preset_texts, summarize
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,8 @@ class CallServices:
     loader: ContextLoader | None = None
     liveness: Any = None  # pipeline.liveness.InstanceLiveness: which instance holds a voice call
     understander: Any = None  # pipeline.understanders.make_understander(); None: rules
+    events: EventLog | None = None  # owner events; None: none are written
+    screening: Any = None  # pipeline.screening.Screener: decides on each call's caller
 
     def __post_init__(self) -> None:
         if self.loader is None:
@@ -86,6 +92,7 @@ class CallSession:
         self.last_result: TurnResult | None = None
         self.current_decision: Decision | None = None
         self.last_active = time.monotonic()
+        self.events = CallEvents(services.events, record) if services.events is not None else None
 
     # ---------------------------------------------------------- lifecycle ----
 
@@ -101,6 +108,7 @@ class CallSession:
         line: str | None = None,
         call_id: str | None = None,
         anonymous: bool = False,
+        caller_number: str | None = None,
     ) -> CallSession:
         assert services.loader is not None
         snap = await services.loader.snapshot(owner_id)
@@ -115,10 +123,16 @@ class CallSession:
             lang=ctx.lang,
             scene_hint=scene_hint,
             anonymous=anonymous,
+            caller_number=caller_number,
         )
+        if services.screening is not None:
+            record.screening = await services.screening.screen(owner_id, record)
         session = cls(services, record, state, ctx)
         greeting = services.coordinator.greet(state, ctx)
         text, interventions = session._guard_all([greeting.text], greeting, turn=-1)
+        blocked = (record.screening or {}).get("decision") == "block"
+        if blocked:  # a short polite close instead of the greeting, then hang up
+            text, interventions = BLOCKED_CLOSE.get(ctx.lang, BLOCKED_CLOSE["en"]), []
         record.greeting = text
         record.interventions.extend(interventions)
         record.transcript.append(TranscriptEntry(role="assistant", text=text, t=0.0, turn=-1))
@@ -131,6 +145,10 @@ class CallSession:
             record.instance = services.liveness.instance
             await services.liveness.hold(call_id)
         await session.save()
+        if session.events is not None:
+            session.events.started(record)
+        if blocked:
+            await session.hangup("blocked", outcome="blocked")
         return session
 
     @classmethod
@@ -171,6 +189,7 @@ class CallSession:
         self.state.ended = True
         self.record.ended_at = utcnow()
         self.record.end_reason = reason
+        self.record.summary = summarize(self.record, self.ctx.languages[0], conveyed_texts=preset_texts(self.ctx))
         metrics.CALLS.labels(transport=self.record.channel, outcome=outcome or reason).inc()
         if self.call_id in _OPENED_HERE:  # a text call may end on another instance than it began
             _OPENED_HERE.discard(self.call_id)
@@ -184,6 +203,26 @@ class CallSession:
         if self.record.channel != "text" and liveness is not None:
             with contextlib.suppress(Exception):
                 await liveness.release(self.call_id)
+        if self.events is not None:
+            self.events.ended(self.record)
+            await self.events.flush()
+
+    async def caller_heard(self, text: str) -> None:
+        """A caller turn the assistant does not answer (the owner is talking): recorded only."""
+        self.last_active = time.monotonic()
+        self.record.transcript.append(TranscriptEntry(role="caller", text=text, t=self.elapsed(), turn=None))
+        if self.events is not None:
+            self.events.caller_turn(self.state.turn, text)
+        await self.save()
+
+    async def owner_said(self, text: str, *, via: str) -> None:
+        """The owner's own words were spoken to the caller (take-over): recorded with role
+        ``owner``, as said (they are the owner's decision, not the assistant's)."""
+        self.last_active = time.monotonic()
+        self.record.transcript.append(TranscriptEntry(role="owner", text=text, t=self.elapsed(), turn=self.state.turn))
+        if self.events is not None:
+            self.events.owner_turn(text, via=via)
+        await self.save()
 
     # -------------------------------------------------------------- turns ----
 
@@ -203,6 +242,8 @@ class CallSession:
             started = time.perf_counter()
             caller_t = self.elapsed()
             text = text.strip() if text and text.strip() else None
+            if self.events is not None:  # before understanding: the owner sees it at once
+                self.events.caller_turn(self.state.turn + 1, text)
             vec, understanding = None, None
             nlu = self.services.understander
             if text and (self.ctx.emergent or getattr(nlu, "wants_embedding", False)):
@@ -233,6 +274,10 @@ class CallSession:
                 **(timings or {}),
             }
             self._record_turn(text, caller_t, decision, realization, reply, interventions, all_timings)
+            self.record.owner_record = asdict(self.state.record)
+            if self.events is not None:
+                preset = decision.preset.id if decision.preset else None
+                self.events.assistant_turn(self.record, turn, reply, act=decision.act.value, preset=preset)
             self.last_result = TurnResult(
                 reply=reply,
                 act=decision.act.value,
@@ -405,4 +450,4 @@ def _join(sentences: list[str], lang: str) -> str:
 
 
 def session_summary(session: CallSession) -> dict[str, Any]:
-    return session.record.summary()
+    return session.record.listing()

@@ -222,7 +222,10 @@ async def run_telephony_call(
 ) -> None:
     """The call, from a parsed start message to hang-up."""
     channel = cast(Channel, info.provider)
-    call = await open_voice_call(voice, owner_id=owner_id, line=line, channel=channel, transport_name=info.provider)
+    call = await open_voice_call(
+        voice, owner_id=owner_id, line=line, channel=channel, transport_name=info.provider,
+        caller_number=info.from_number or None,
+    )  # fmt: skip
     call.session.record.stats.update({"provider_call_id": info.call_id, "stream_id": info.stream_id})
     rate = 8000 if info.encoding.upper() in ("PCMU", "PCMA") else 32000  # L16 16 kHz otherwise
     serializer = GuardedSerializer(make_serializer(info), info.provider, call, bytes_per_s=rate)

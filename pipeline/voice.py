@@ -39,6 +39,7 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     InputDTMFFrame,
     InterruptionFrame,
+    OutputAudioRawFrame,
     TranscriptionFrame,
     TTSSpeakFrame,
     UserStartedSpeakingFrame,
@@ -61,10 +62,12 @@ from pipecat.workers.runner import WorkerRunner
 from . import memory, metrics
 from .admission import CallSlots
 from .asr import SpeechRecognizer, hotwords_for
+from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, units
 from .turns import TurnTranscriber, looks_complete
+from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +94,7 @@ class VoiceResources:
     options: VoiceOptions = field(default_factory=VoiceOptions)
     precomputer: Any = None  # pipeline.precompute.Precomputer
     slots: CallSlots = field(default_factory=CallSlots)  # shared by every transport's copy
+    live: Any = None  # pipeline.takeover.LiveCalls: live calls register there for take-over
 
 
 @dataclass
@@ -117,6 +121,9 @@ class TurnRecorder(FrameProcessor):
         turns = self._call.transcriber
         if isinstance(frame, InputAudioRawFrame):
             turns.audio(frame.audio)
+            leg = self._call.owner_leg
+            if leg is not None:
+                await leg.to_owner(frame.audio, frame.sample_rate)
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             turns.speech_started()
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
@@ -209,8 +216,19 @@ class CallProcessor(FrameProcessor):
         if isinstance(frame, UserTurnText):
             self._user_active = False
             await self._cancel_silence()
-            if frame.text:
+            if frame.text and self._call.owner_leg is not None:
+                await self._call.session.caller_heard(frame.text)  # the owner is talking: no reply
+            elif frame.text:
                 await self._start_reply(frame.text, frame.asr_ms)
+            return
+        if isinstance(frame, OwnerSpeech):
+            await self._owner_speech(frame)
+            return
+        if isinstance(frame, OwnerAudio):
+            await self.push_frame(OutputAudioRawFrame(audio=frame.audio, sample_rate=frame.sample_rate, num_channels=1))
+            return
+        if isinstance(frame, OwnerJoined):
+            await self._go_quiet()
             return
         if isinstance(frame, (TranscriptionFrame, InputAudioRawFrame)):
             return  # consumed: mic audio and partial transcripts stop here
@@ -234,7 +252,14 @@ class CallProcessor(FrameProcessor):
         await self.push_frame(frame, direction)
 
     async def say_greeting(self) -> None:
-        await self.push_frame(TTSSpeakFrame(self._call.session.greeting))
+        frame = TTSSpeakFrame(self._call.session.greeting)
+        if self._call.session.ended:  # screening blocked the caller: the short close, then hang up
+            frame.interruptible = False
+            self._pending_end = True
+            await self.push_frame(frame)
+            await self.push_frame(EndWorkerFrame(reason="blocked"))
+            return
+        await self.push_frame(frame)
 
     async def _start_reply(self, text: str | None, asr_ms: float | None) -> None:
         if text is not None:
@@ -256,6 +281,7 @@ class CallProcessor(FrameProcessor):
                     await self.stop_ttfb_metrics()
                     first = False
                 frame = TTSSpeakFrame(sentence)
+                self._call.cut.queued(sentence)
                 if session.current_decision is not None and session.current_decision.end_call:
                     frame.interruptible = False  # the goodbye is always heard
                 await self.push_frame(frame)
@@ -272,7 +298,32 @@ class CallProcessor(FrameProcessor):
             self._pending_end = True
             await self.push_frame(EndWorkerFrame(reason="assistant_closed"))
 
+    async def _owner_speech(self, frame: OwnerSpeech) -> None:
+        """The owner's words: cut the assistant's pending reply, speak them, record them."""
+        session = self._call.session
+        if session.ended or self._pending_end:
+            return
+        await self._go_quiet()
+        speak = TTSSpeakFrame(frame.text)
+        speak.interruptible = False  # the owner's words are always heard
+        await self.push_frame(speak)
+        await session.owner_said(frame.text, via="end" if frame.end else "say")
+        if frame.end:
+            self._pending_end = True
+            await session.hangup("owner_ended", outcome="owner_ended")
+            await self.push_frame(EndWorkerFrame(reason="owner_ended"))
+
+    async def _go_quiet(self) -> None:
+        """The owner speaks or joined: stop the reply in progress (at a sentence boundary)."""
+        await self._cancel_silence()
+        if self._reply_task is not None and not self._reply_task.done():
+            await self.cancel_task(self._reply_task)
+            self._reply_task = None
+        self._call.cut.cut()
+
     def _arm_silence(self) -> None:
+        if self._call.owner_leg is not None:
+            return  # the owner is in the call: no check-in
         if self._silence_task is None or self._silence_task.done():
             self._silence_task = self.create_task(self._silence_after(self._call.voice.options.silence_timeout_s))
 
@@ -334,6 +385,8 @@ class LocalTTS(TTSService):
 
     async def _speak(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
         synth = self._call.voice.synthesizer
+        if not self._call.cut.starting(text):
+            return  # the owner spoke over this sentence before it started
         t0 = time.perf_counter()
         first = True
         for unit in units(text):
@@ -384,6 +437,8 @@ class VoiceCall:
         self._pending: dict[str, float] = {}  # timings that came before the turn was recorded
         self._save_task: asyncio.Task[None] | None = None
         self._cancel_task: asyncio.Task[None] | None = None
+        self.cut = SentenceCut()
+        self.owner_leg: Any = None  # pipeline.owner_join.OwnerLeg while the owner is in the call
         self.transcriber = TurnTranscriber(
             voice.recognizer,
             lang=lambda: session.state.lang,
@@ -395,6 +450,10 @@ class VoiceCall:
     # its reply is being spoken: before CallSession has recorded the turn (the first
     # sentence plays while the reply is still streaming) or after it saved the record.
     # They are kept for the turn being answered and written to it either way.
+
+    def owner_left(self, leg: Any) -> None:
+        if self.owner_leg is leg:
+            self.owner_leg = None
 
     def begin_answer(self) -> None:
         """A reply to the next turn starts: its timings belong to that turn."""
@@ -543,6 +602,9 @@ class VoiceCall:
     async def run(self, transport: Any) -> CallRecord:
         global ACTIVE_VOICE_CALLS
         ACTIVE_VOICE_CALLS += 1
+        live = self.voice.live
+        if live is not None:
+            await live.register(VoiceControl(self))
         try:
             return await self._run(transport)
         finally:
@@ -550,6 +612,8 @@ class VoiceCall:
             metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
             if ACTIVE_VOICE_CALLS == 0:  # allocator retention, not a leak: hand the pages back
                 await asyncio.to_thread(memory.trim)
+            if live is not None:
+                await live.unregister(self.session.call_id)
 
     async def _run(self, transport: Any) -> CallRecord:
         worker = self.build(transport)
@@ -567,6 +631,8 @@ class VoiceCall:
             log.exception("voice call failed", extra={"call_id": self.session.call_id})
             await self.session.hangup("error", outcome="error")
         finally:
+            if self.owner_leg is not None:
+                await self.owner_leg.leave()
             self.transcriber.close()
             self.session.record.stats["barge_ins"] = self.barge_ins
             await self.session.hangup("caller_hangup", outcome="caller_hangup")
@@ -576,9 +642,17 @@ class VoiceCall:
 
 
 async def open_voice_call(
-    voice: VoiceResources, *, owner_id: str, line: str | None, channel: Channel, transport_name: str
+    voice: VoiceResources,
+    *,
+    owner_id: str,
+    line: str | None,
+    channel: Channel,
+    transport_name: str,
+    caller_number: str | None = None,
 ) -> VoiceCall:
-    session = await CallSession.open(voice.services, owner_id=owner_id, channel=channel, line=line)
+    session = await CallSession.open(
+        voice.services, owner_id=owner_id, channel=channel, line=line, caller_number=caller_number
+    )
     if voice.precomputer is not None:
         # Owners set up without the API (CLI) have no cached wordings yet: prepare them now.
         from coordinator.render import all_wordings

@@ -208,8 +208,13 @@ def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         (method.upper(), path, op)
         for path, ops in sorted(spec["paths"].items())
         for method, op in sorted(ops.items())
-        if method in ("get", "put", "post", "patch", "delete")
+        if method in ("get", "put", "post", "patch", "delete") and not _streams(op)
     ]
+
+
+def _streams(op: dict[str, Any]) -> bool:
+    """A never-ending response (``GET /v1/events``, SSE): a request would not return."""
+    return "text/event-stream" in op.get("responses", {}).get("200", {}).get("content", {})
 
 
 def _q(value: str) -> str:

@@ -425,6 +425,7 @@ def test_sipp_caller_speaks_presses_a_key_and_the_assistant_hangs_up(world: Worl
 
     call = world.wait_call(known)
     assert call["end_reason"] == "assistant_closed", call["end_reason"]
+    assert call["caller_number"] == "sip:caller@127.0.0.1"  # the From header, into the record
     assert call["stats"]["sip"]["codec"] == "PCMU" and call["stats"]["sip"]["rtp"]["dtmf"] == "1"
     assert call["stats"]["dtmf"] == ["1"]  # RFC 4733 key -> InputDTMFFrame -> the call record
     spoken = [t for t in call["turns"] if t["caller_text"]]

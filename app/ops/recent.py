@@ -46,7 +46,7 @@ def ops_summary(record: CallRecord) -> dict[str, Any]:
     ttfts = [t for turn in record.turns if (t := turn.timings.get("first_token_ms")) is not None]
     decisions = [t for turn in record.turns if (t := turn.timings.get("decision_ms")) is not None]
     return {
-        **record.summary(),
+        **record.listing(),
         "owner_id": record.owner_id,
         "interventions": len(record.interventions),
         # "template:deadline" etc.; "template:preset" is by design, not a guard fallback.

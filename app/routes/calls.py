@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -11,9 +10,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from redis.exceptions import LockError
 
-from pipeline.records import CallRecord
+from pipeline.records import CallBusy, CallRecord
 from pipeline.session import CallSession
 from presets.models import Lang, Scene, UnicodeText, normalize_line
 from presets.owners import hash_api_key
@@ -70,33 +68,26 @@ async def _caller(res: Resources, call_id: str, authorization: str | None) -> st
     return await authenticate(res, authorization)
 
 
-_TURN_LOCK_S = 30.0  # a turn never holds its call longer (an instance dying mid-turn)
-_TURN_WAIT_S = 5.0  # a second turn of the same call waits this long for the first
-
-
 @asynccontextmanager
 async def _text_call(res: Resources, owner_id: str, call_id: str) -> AsyncIterator[CallSession]:
     """The live text call, resumed from its record for this request only.
 
     Text calls keep no state in any process: every turn loads the call from Redis and
-    saves it, under a per-call lock in Redis, so any instance serves any turn and two
+    saves it, under the call's lock in Redis, so any instance serves any turn and two
     turns of one call (on two instances) never interleave.
     """
-    lock = res.redis.lock(f"ca:call:{call_id}:lock", timeout=_TURN_LOCK_S, blocking_timeout=_TURN_WAIT_S)
-    if not await lock.acquire():
-        raise ApiError(409, "busy", f"another turn of call {call_id} is in progress", headers={"Retry-After": "1"})
     try:
-        record = await res.calls.get(call_id)
-        if record is None or record.owner_id != owner_id:
-            raise ApiError(404, "not_found", f"no call {call_id}")
-        if record.channel != "text":
-            raise ApiError(409, "not_a_text_call", f"call {call_id} is a {record.channel} call")
-        if record.ended:
-            raise ApiError(409, "call_ended", f"call {call_id} has ended")
-        yield await CallSession.resume(res.services, record)
-    finally:
-        with contextlib.suppress(LockError):
-            await lock.release()
+        async with res.calls.locked(call_id):
+            record = await res.calls.get(call_id)
+            if record is None or record.owner_id != owner_id:
+                raise ApiError(404, "not_found", f"no call {call_id}")
+            if record.channel != "text":
+                raise ApiError(409, "not_a_text_call", f"call {call_id} is a {record.channel} call")
+            if record.ended:
+                raise ApiError(409, "call_ended", f"call {call_id} has ended")
+            yield await CallSession.resume(res.services, record)
+    except CallBusy as exc:
+        raise ApiError(409, "busy", str(exc), headers={"Retry-After": "1"}) from exc
 
 
 @router.post("/text", status_code=201)
@@ -170,6 +161,7 @@ async def call_turn(
         "caller_act": result.caller_act,
         "relation": result.relation,
         "safety_interventions": [i.model_dump() for i in result.interventions],
+        "owner_said": await res.live.take_outbox(call_id) if res.live is not None else [],
     }
 
 
@@ -214,7 +206,7 @@ async def list_calls(
     ] = None,
 ) -> dict[str, Any]:
     records = await res.calls.list(owner, limit=limit, before=before)
-    return {"calls": [r.summary() for r in records], "now": time.time()}
+    return {"calls": [r.listing() for r in records], "now": time.time()}
 
 
 @router.get("/{call_id}", response_model_exclude={"state"})

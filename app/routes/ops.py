@@ -5,12 +5,9 @@ See :mod:`app.ops.auth` for the token rules; ``docs/ops.md`` for the panels.
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import lru_cache
-from importlib import resources as importlib_resources
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -26,6 +23,7 @@ from ..ops import OpsOptions, OpsToken, Sampler, resolve_ops_token
 from ..ops.auth import COOKIE_NAME
 from ..ops.probes import probe_redis
 from ..ops.recent import ops_summary, recent_calls
+from ..pages import SECURITY_HEADERS, StaticPages
 
 # CALLM's rule and the voice-to-voice budget; the dashboard draws them, alerts use them.
 THRESHOLDS = {"ttft_median_ms": 1000.0, "voice_to_voice_p90_ms": 1500.0}
@@ -37,15 +35,7 @@ _ASSETS = {
     "ops.css": "text/css; charset=utf-8",
     "favicon.svg": "image/svg+xml",
 }
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-}
+_SECURITY_HEADERS = SECURITY_HEADERS
 
 
 @asynccontextmanager
@@ -66,9 +56,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=_lifespan, tags=["ops"])
 
 
-@lru_cache(maxsize=16)
-def _asset(name: str) -> bytes:
-    return importlib_resources.files("app.ops.static").joinpath(name).read_bytes()
+_PAGES = StaticPages("app.ops.static", _ASSETS)
 
 
 def _ops_token(request: Request) -> OpsToken:
@@ -114,11 +102,7 @@ TOKEN_IN_QUERY = (
 
 
 def _html(name: str, *, status: int = 200, error: str | None = None) -> Response:
-    body = _asset(name)
-    if error:
-        body = body.replace(b"<!--error-->", f'<p class="error" role="alert">{html.escape(error)}</p>'.encode())
-    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store"}
-    return Response(body, status_code=status, media_type="text/html; charset=utf-8", headers=headers)
+    return _PAGES.html(name, status=status, error=error)
 
 
 def _logged_in(request: Request) -> Response:
@@ -198,13 +182,7 @@ async def logout() -> Response:
 
 @router.get("/ops/static/{name}", include_in_schema=False)
 async def asset(name: str) -> Response:
-    if name not in _ASSETS:
-        raise ApiError(404, "not_found", f"no asset {name}")
-    return Response(
-        _asset(name),
-        media_type=_ASSETS[name],
-        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
-    )
+    return _PAGES.asset(name)
 
 
 # -------------------------------------------------------------- JSON API ----

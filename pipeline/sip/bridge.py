@@ -13,6 +13,7 @@ from presets.models import normalize_line
 from presets.owners import OwnerStore
 
 from .. import metrics
+from ..screening import sip_caller
 from ..voice import VoiceResources, open_voice_call
 from .dialog import SipCall
 from .transport import LINE_RATE, RtpTransport
@@ -109,8 +110,9 @@ class VoiceCallHandler:
     async def _talk(self, call: SipCall, owner_id: str, line: str) -> None:
         assert self.voice is not None and call.media is not None and call.plan is not None
         voice_call = await open_voice_call(
-            self.voice, owner_id=owner_id, line=line, channel="sip", transport_name="sip"
-        )
+            self.voice, owner_id=owner_id, line=line, channel="sip", transport_name="sip",
+            caller_number=sip_caller(call.invite.get("From")),
+        )  # fmt: skip
         record = voice_call.session.record
         record.stats["sip"] = {"instance": self.instance, "codec": call.plan.codec, "call_id": call.call_id}
         transport = RtpTransport(call.media)

@@ -1,0 +1,1 @@
+"""The owner console at ``/app``: its browser sessions and static page."""

@@ -1,0 +1,1 @@
+"""The owner console's assets (a package so that they ship as package data)."""

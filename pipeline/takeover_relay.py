@@ -1,0 +1,98 @@
+"""Take-over across instances: ``say`` / ``end`` for a voice call whose audio another
+instance carries, over Redis pub/sub.
+
+While a voice call runs, its instance keeps ``ca:live:{call_id}`` = its instance id (TTL
+refreshed at each registration, removed at the end) and listens on
+``ca:takeover:{instance id}``. Another instance that gets ``say``/``end`` for that call
+publishes ``{"op", "call_id", "owner_id", "text"}`` there; the owner check is made
+again on the receiving side. Delivery is at most once: if no instance is listening the
+sender gets ``not_live``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.asyncio import Redis
+
+from . import metrics
+
+log = logging.getLogger(__name__)
+
+LIVE_TTL_S = 6 * 3600
+
+
+def live_key(call_id: str) -> str:
+    return f"ca:live:{call_id}"
+
+
+def channel(instance_id: str) -> str:
+    return f"ca:takeover:{instance_id}"
+
+
+Deliver = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class TakeoverRelay:
+    def __init__(self, redis: Redis, listener: Redis, deliver: Deliver, *, instance_id: str | None = None) -> None:
+        self._r = redis
+        self._listener = listener  # its own client: a subscription holds a connection
+        self._deliver = deliver
+        self.instance_id = instance_id or uuid.uuid4().hex[:16]
+        self._task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+
+    async def announce(self, call_id: str) -> None:
+        await self._r.set(live_key(call_id), self.instance_id, ex=LIVE_TTL_S)
+
+    async def forget(self, call_id: str) -> None:
+        if await self._r.get(live_key(call_id)) == self.instance_id:
+            await self._r.delete(live_key(call_id))
+
+    async def send(self, call_id: str, message: dict[str, Any]) -> bool:
+        """Hand ``message`` to the instance carrying ``call_id``; False if none listens."""
+        instance = await self._r.get(live_key(call_id))
+        if not instance or instance == self.instance_id:
+            return False
+        receivers = await self._r.publish(channel(str(instance)), json.dumps({**message, "call_id": call_id}))
+        return int(receivers) > 0
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="takeover-relay")
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with self._listener.pubsub() as pubsub:
+                    await pubsub.subscribe(channel(self.instance_id))
+                    self.ready.set()
+                    while True:
+                        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                        if msg is not None:
+                            await self._handle(msg.get("data"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                metrics.ERRORS.labels(component="takeover_relay").inc()
+                log.warning("take-over relay lost its subscription; resubscribing")
+                await asyncio.sleep(1.0)
+
+    async def _handle(self, data: Any) -> None:
+        try:
+            message = json.loads(data)
+        except (TypeError, ValueError):
+            return
+        if isinstance(message, dict):
+            with contextlib.suppress(Exception):
+                await self._deliver(message)
