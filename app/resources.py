@@ -208,7 +208,7 @@ class Resources:
 
         s = self.settings
         recognizer = SpeechRecognizer(threads=s.asr_threads)
-        synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"))
+        synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"), specs={"zh": s.tts_zh, "en": s.tts_en})
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
         from pipeline import voice as voice_module

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "placeholder", "dev"}
@@ -104,6 +104,12 @@ class Settings(BaseSettings):
     silence_timeout_s: float = Field(default=7.0, gt=0)
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False
+    tts_zh: str = Field(
+        default="kokoro:jf_gongitsune",
+        description="Chinese TTS engine spec: kokoro[:VOICE][?voices=PATH&model=PATH&speed=X], "
+        "piper:MODEL.onnx, or espeak (pipeline/tts_config.py).",
+    )
+    tts_en: str = Field(default="piper", description="English TTS engine spec, same form as tts_zh.")
     twilio_auth_token: SecretStr | None = Field(
         default=None,
         description="Validates X-Twilio-Signature on the TwiML webhook and the media WebSocket when set.",
@@ -137,6 +143,17 @@ class Settings(BaseSettings):
     )
     webrtc_max_calls: int = Field(default=16, ge=1)
     webrtc_max_calls_per_address: int = Field(default=3, ge=1)
+
+    @field_validator("tts_zh", "tts_en")
+    @classmethod
+    def _tts_spec(cls, value: str) -> str:
+        from pipeline.tts_config import EngineSpecError, parse_spec
+
+        try:
+            parse_spec(value)
+        except EngineSpecError as exc:
+            raise ValueError(str(exc)) from exc
+        return value
 
     @model_validator(mode="after")
     def _refuse_placeholder_secrets(self) -> Settings:

@@ -94,14 +94,30 @@ def bench_voice(
     ] = "1,2,3,4",
     sweep_calls: Annotated[int, typer.Option(help="Calls per concurrency level (at least the level)")] = 4,
     out: Annotated[Path, typer.Option(help="Folder for voice.json and the server log")] = Path("var/bench/voice"),
+    line: Annotated[
+        str, typer.Option(help="clean, realistic (voices and line conditions cycled, seeded), or one condition")
+    ] = "clean",
+    calls_at_once: Annotated[int, typer.Option(help="Calls at once in the main run", min=1)] = 1,
 ) -> None:
     """Scenarios through the real Twilio WebSocket path with synthesized caller audio: the
     verifier's gates, end of caller speech -> first assistant audio (p50/p90/p99), ASR,
-    decision and TTS times, and the most concurrent calls before p90 doubles."""
+    decision and TTS times, and the most concurrent calls before p90 doubles; with
+    ``--line realistic``, recognition error, gates and latency per language and line condition."""
+    from .line_audio import CONDITIONS
     from .voice import run_voice_bench
 
+    if line not in ("clean", "realistic", *CONDITIONS):
+        raise typer.BadParameter(f"--line must be clean, realistic or one of: {', '.join(CONDITIONS)}")
     levels = [int(x) for x in concurrency.split(",") if x.strip()]
-    run_voice_bench(suite=suite, limit=limit, concurrency=levels, out=out, sweep_calls=sweep_calls)
+    run_voice_bench(
+        suite=suite,
+        limit=limit,
+        concurrency=levels,
+        out=out,
+        sweep_calls=sweep_calls,
+        line=line,
+        calls_at_once=calls_at_once,
+    )
 
 
 @bench_cli.command("safety")
@@ -192,3 +208,32 @@ def bench_owner(
     from .owner import run_owner_bench
 
     run_owner_bench(calls=calls, says=say, restart_calls=restart_calls)
+
+
+@bench_cli.command("tts")
+def bench_tts(
+    lang: Annotated[str, typer.Option(help="zh or en")] = "zh",
+    voices: Annotated[
+        str | None,
+        typer.Option(help="Engine specs to compare, comma-separated (CALLASSIST_TTS_ZH form)"),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N sentences")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for tts-<lang>.json")] = Path("var/bench/tts"),
+) -> None:
+    """Round-trip intelligibility of each voice: every template sentence and suite preset
+    response synthesized, sent through an 8 kHz mu-law phone line and recognized by Whisper;
+    CER (zh) / WER (en) per voice, first-audio time and real-time factor."""
+    from pipeline.tts_config import EngineSpecError, parse_spec
+
+    from .tts_bench import run_tts_bench
+
+    if lang not in ("zh", "en"):
+        raise typer.BadParameter("--lang must be zh or en")
+    default = "kokoro:jf_gongitsune,kokoro:jm_kumo,espeak" if lang == "zh" else "piper"
+    specs = [v.strip() for v in (voices or default).split(",") if v.strip()]
+    for spec in specs:
+        try:
+            parse_spec(spec)
+        except EngineSpecError as exc:
+            raise typer.BadParameter(f"--voices: {exc}") from exc
+    run_tts_bench(lang=lang, voices=specs, limit=limit, out=out)

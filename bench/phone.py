@@ -75,6 +75,8 @@ class PhoneCall:
     close_code: int | None = None
     sent: list[tuple[float, bytes]] = field(default_factory=list)  # (time, frame) the caller sent
     started: float = field(default_factory=time.monotonic)
+    idle: bytes = b""  # mu-law background looped while the caller is silent (empty: silence)
+    _idle_pos: int = 0
 
     async def connect(self, *, send_start: bool = True, extra: dict[str, str] | None = None) -> None:
         self._ws = await websockets.connect(self.url, max_size=2**20, open_timeout=30)
@@ -139,17 +141,19 @@ class PhoneCall:
         finally:
             self._ended()
 
-    async def stream(self, ulaw: bytes, *, seq_start: int = 0) -> float:
+    async def stream(self, ulaw: bytes, *, seq_start: int = 0, speech_end_s: float | None = None) -> float:
         """Send audio in real time, 20 ms per frame; returns when the last frame with
-        speech in it finished playing (the end of the caller's speech)."""
+        speech in it finished playing (the end of the caller's speech). With background
+        noise on the line the energy test cannot tell, so the caller passes where its
+        speech ends (``speech_end_s`` into ``ulaw``)."""
         t0 = time.monotonic()
-        speech_end = t0
+        speech_end = t0 if speech_end_s is None else t0 + speech_end_s
         for i in range(0, len(ulaw), FRAME_BYTES):
             if self.closed.is_set():
                 break
             chunk = ulaw[i : i + FRAME_BYTES].ljust(FRAME_BYTES, b"\xff")
             self.sent.append((time.monotonic(), chunk))
-            if _is_speech(chunk):
+            if speech_end_s is None and _is_speech(chunk):
                 speech_end = t0 + (i // FRAME_BYTES + 1) * FRAME_S
             await self._send(
                 {
@@ -168,11 +172,13 @@ class PhoneCall:
             await asyncio.sleep(max(0.0, target - time.monotonic()))
         return speech_end
 
-    async def say(self, ulaw: bytes, *, max_wait_s: float = 15.0, quiet_s: float = 1.2) -> Reply:
+    async def say(
+        self, ulaw: bytes, *, max_wait_s: float = 15.0, quiet_s: float = 1.2, speech_end_s: float | None = None
+    ) -> Reply:
         """Speak one line, keep the line open with silence, and collect the reply."""
         mark = len(self._inbox)
         events_mark = len(self._events)
-        speech_end = await self.stream(ulaw)
+        speech_end = await self.stream(ulaw, speech_end_s=speech_end_s)
         return await self._collect(mark, events_mark, speech_end, max_wait_s, quiet_s)
 
     async def listen(self, *, max_wait_s: float = 15.0, quiet_s: float = 1.2, since: float | None = None) -> Reply:
@@ -186,7 +192,7 @@ class PhoneCall:
         deadline = speech_end + max_wait_s
         first: float | None = None
         while time.monotonic() < deadline and not self.closed.is_set():
-            await self.stream(ULAW_SILENCE * 5)  # 100 ms of line silence
+            await self.stream(self._idle_chunk())  # 100 ms of the line between words
             new = self._inbox[mark:]
             speech = [(t, a) for t, a in new if t >= speech_end and _is_speech(a)]
             if first is None and speech:
@@ -218,6 +224,16 @@ class PhoneCall:
         if self._recv_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._recv_task, 5)
+
+    def _idle_chunk(self) -> bytes:
+        """100 ms of what the line carries while nobody speaks: silence, or the caller's
+        background noise (``idle``, looped) on a realistic line."""
+        if not self.idle:
+            return ULAW_SILENCE * 5
+        n = FRAME_BYTES * 5
+        start = self._idle_pos % len(self.idle)
+        self._idle_pos += n
+        return (self.idle[start:] + self.idle)[:n]
 
     def received(self) -> bytes:
         return b"".join(a for _, a in self._inbox)

@@ -22,13 +22,16 @@ from typing import Any
 
 import httpx
 
+from .asr_error import error_rate
+from .callers import CallerVoices, CallProfile, profile_for
 from .harness import RunOptions, run_agent
 from .line import PhoneLine
-from .phone import PhoneCall, pcm16_to_ulaw8k
+from .phone import PhoneCall
 from .protocol import CallOutcome, OwnerRecordView, TurnOutcome
 from .scenario import Scenario
 from .server import RunningServer, running_server
 from .stats import summary_ms
+from .voice_breakdown import breakdown, print_breakdown
 
 
 class ProcessCost:
@@ -68,21 +71,6 @@ class ProcessCost:
             "rss_start_mb": round(self._rss0 / 2**20, 1),
             "rss_peak_mb": round(self._peak / 2**20, 1),
         }
-
-
-class CallerVoices:
-    """Synthesizes caller turns (one engine per language, loaded once)."""
-
-    def __init__(self) -> None:
-        from pipeline.tts import KokoroZhEngine, PiperEngine
-
-        self._engines = {"en": PiperEngine(), "zh": KokoroZhEngine(voice="jm_kumo")}
-        self._lock = asyncio.Lock()
-
-    async def speak(self, text: str, lang: str) -> bytes:
-        async with self._lock:
-            audio = await asyncio.to_thread(self._engines[lang].synthesize, text)
-        return pcm16_to_ulaw8k(audio.pcm, audio.rate)
 
 
 @dataclass
@@ -137,12 +125,20 @@ class PhoneAgent:
     name = "callassist-voice"
 
     def __init__(
-        self, server: RunningServer, voices: CallerVoices, stats: VoiceStats, seeded: dict[str, Seeded]
+        self,
+        server: RunningServer,
+        voices: CallerVoices,
+        stats: VoiceStats,
+        seeded: dict[str, Seeded],
+        profiles: dict[str, CallProfile],
     ) -> None:
         self.server = server
         self.voices = voices
         self.stats = stats
         self.seeded = seeded
+        self.profiles = profiles
+        self._profile: CallProfile | None = None
+        self._speech_end: dict[int, float] = {}
         self._client: httpx.AsyncClient | None = None
         self._call: PhoneCall | None = None
         self._call_id: str | None = None
@@ -159,12 +155,18 @@ class PhoneAgent:
         headers = {"Authorization": f"Bearer {seeded.api_key}"}
         self._client = httpx.AsyncClient(base_url=self.server.base_url, headers=headers, timeout=30)
         self._call_id = None
-        # The caller's lines are synthesized before dialling (no CPU contention during the call).
-        self._audio = {i: await self.voices.speak(t, scenario.lang) for i, t in enumerate(scenario.caller.turns) if t}
+        # The caller's lines are synthesized and put on the call's line before dialling
+        # (no CPU contention during the call).
+        profile = self._profile = self.profiles[scenario.id]
+        self._audio, self._speech_end = {}, {}
+        for i, t in enumerate(scenario.caller.turns):
+            if t:
+                self._audio[i], self._speech_end[i], _ = await self.voices.speak(t, scenario.lang, profile, i)
+        idle = await self.voices.idle(profile, self.voices.levels.get(profile.seed, 0.1))
         self._turn_no = 0
         self._seen = 0
         url = self.server.base_url.replace("http://", "ws://") + "/telephony/twilio"
-        self._call = PhoneCall(url, line)
+        self._call = PhoneCall(url, line, idle=idle)
         await self._call.connect()
         await self._call.listen(max_wait_s=20)
         record = await self._record()
@@ -199,9 +201,12 @@ class PhoneAgent:
         if text is None:
             reply = await self._call.listen(max_wait_s=15)
         else:
-            reply = await self._call.say(
-                self._audio.get(index) or await self.voices.speak(text, self._lang), max_wait_s=20
-            )
+            assert self._profile is not None
+            if index not in self._audio:
+                self._audio[index], self._speech_end[index], _ = await self.voices.speak(
+                    text, self._lang, self._profile, index
+                )
+            reply = await self._call.say(self._audio[index], max_wait_s=20, speech_end_s=self._speech_end[index])
         if reply.latency_s is not None and text is not None:
             self.stats.client_latency_s.append(reply.latency_s)
             self.stats.by_lang.setdefault(self._lang, []).append(reply.latency_s)
@@ -215,10 +220,16 @@ class PhoneAgent:
             if t.get("caller_text"):
                 self.stats.add_server(t.get("timings", {}))
         if text is not None:
+            heard = " ".join(str(t.get("caller_text") or "") for t in turns).strip()
+            errors, length = error_rate(text, heard, self._lang)
             self.stats.turns.append(
                 {
                     "lang": self._lang,
+                    **(self._profile.label() if self._profile else {}),
                     "said": text,
+                    "heard": heard,
+                    "errors": errors,
+                    "length": length,
                     "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
                     "server": [{"caller_text": t.get("caller_text"), **t.get("timings", {})} for t in turns],
                 }
@@ -247,11 +258,16 @@ class PhoneAgent:
 
 
 async def _run_batch(
-    server: RunningServer, voices: CallerVoices, scenarios: list[Scenario], concurrency: int, seeded: dict[str, Seeded]
+    server: RunningServer,
+    voices: CallerVoices,
+    scenarios: list[Scenario],
+    concurrency: int,
+    seeded: dict[str, Seeded],
+    profiles: dict[str, CallProfile],
 ) -> tuple[VoiceStats, list[Any]]:
     stats = VoiceStats()
     opts = RunOptions(k=1, line=PhoneLine(enabled=False), turn_timeout_s=90, concurrency=concurrency)
-    result = await run_agent(lambda: PhoneAgent(server, voices, stats, seeded), scenarios, options=opts)
+    result = await run_agent(lambda: PhoneAgent(server, voices, stats, seeded, profiles), scenarios, options=opts)
     return stats, list(zip(result.runs, result.verdicts, strict=True))
 
 
@@ -270,24 +286,45 @@ def _pick(scenarios: list[Scenario], limit: int) -> list[Scenario]:
 
 
 def run_voice_bench(
-    *, suite: str, limit: int, concurrency: list[int], out: Path, sweep_calls: int = 0
+    *,
+    suite: str,
+    limit: int,
+    concurrency: list[int],
+    out: Path,
+    sweep_calls: int = 0,
+    line: str = "clean",
+    calls_at_once: int = 1,
 ) -> dict[str, Any]:
+    """``line``: "clean" (one voice per language, 8 kHz mu-law only), "realistic" (voices
+    and line conditions cycled over the calls, seeded) or one condition's name."""
     from .suite import load_suite
 
     scenarios = _pick(load_suite(suite), limit)
+    profiles = {sc.id: profile_for(sc.id, sc.lang, i, line=line) for i, sc in enumerate(scenarios)}
     out.mkdir(parents=True, exist_ok=True)
     # The sweep measures the budget, so it must not be refused by the budget it measures.
     env = {"CALLASSIST_SILENCE_TIMEOUT_S": "4", "CALLASSIST_MAX_VOICE_CALLS": str(max([8, *concurrency]))}
     with running_server(env=env, log_path=out / "server.log") as server:
-        report = asyncio.run(_bench(server, scenarios, concurrency, sweep_calls))
+        report = asyncio.run(_bench(server, scenarios, concurrency, sweep_calls, profiles, calls_at_once))
     report["suite"] = suite
+    report["line"] = line
+    report["calls_at_once"] = calls_at_once
+    report["by_condition"] = breakdown(
+        report["turns"], report.pop("_runs"), profiles, {s.id: s.lang for s in scenarios}
+    )
     (out / "voice.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     _print(report)
+    print_breakdown(report["by_condition"])
     return report
 
 
 async def _bench(
-    server: RunningServer, scenarios: list[Scenario], levels: list[int], sweep_calls: int
+    server: RunningServer,
+    scenarios: list[Scenario],
+    levels: list[int],
+    sweep_calls: int,
+    profiles: dict[str, CallProfile],
+    calls_at_once: int,
 ) -> dict[str, Any]:
     voices = await asyncio.to_thread(CallerVoices)
     # Owners are set up before the calls, as in real use (their known sentences are
@@ -295,7 +332,7 @@ async def _bench(
     base = int(time.time()) % 100000 * 100
     seeded = {sc.id: await seed_owner(server, sc, f"+1555{base + i:07d}") for i, sc in enumerate(scenarios)}
     await _warm(server)
-    stats, runs = await _run_batch(server, voices, scenarios, 1, seeded)
+    stats, runs = await _run_batch(server, voices, scenarios, calls_at_once, seeded, profiles)
     passed = sum(bool(verdict.passed) for _, verdict in runs)
     report: dict[str, Any] = {
         "scenarios": len(runs),
@@ -312,12 +349,13 @@ async def _bench(
         "turns_without_reply": stats.no_reply,
         "turns": stats.turns,
         "concurrency": [],
+        "_runs": runs,
     }
     base_p90: float | None = None
     for level in levels:
         batch = (scenarios * ((max(sweep_calls, level) // len(scenarios)) + 1))[: max(sweep_calls, level)]
         async with ProcessCost(server.proc.pid) as cost:
-            lstats, _ = await _run_batch(server, voices, batch, level, seeded)
+            lstats, _ = await _run_batch(server, voices, batch, level, seeded, profiles)
         summary = summary_ms(lstats.client_latency_s)
         report["concurrency"].append(
             {"calls_at_once": level, **summary, "no_reply": lstats.no_reply, **cost.figures(level)}

@@ -68,12 +68,56 @@ def model_dir(cache: Path | None = None) -> Path:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Confidence:
+    """How sure Whisper was of one decoded turn (its own measures).
+
+    ``avg_logprob``: mean log-probability per token (Whisper's length-penalised score);
+    ``no_speech_prob``: probability the window holds no speech; ``compression_ratio``:
+    gzip ratio of the text (above ~2.4 is a decoding loop); ``token_probs``: the
+    probability of each text token from the alignment pass, when it was computed."""
+
+    avg_logprob: float
+    no_speech_prob: float = 0.0
+    compression_ratio: float = 1.0
+    token_probs: tuple[float, ...] = ()
+    redecoded: bool = False
+
+    @property
+    def min_token_prob(self) -> float:
+        return min(self.token_probs) if self.token_probs else 1.0
+
+    def as_dict(self) -> dict[str, float | bool]:
+        return {
+            "avg_logprob": round(self.avg_logprob, 3),
+            "no_speech_prob": round(self.no_speech_prob, 3),
+            "compression_ratio": round(self.compression_ratio, 2),
+            "min_token_prob": round(self.min_token_prob, 3),
+            "redecoded": self.redecoded,
+        }
+
+
 @dataclass
 class Transcript:
     text: str
     lang: str
     seconds: float  # processing time
     audio_s: float
+    confidence: Confidence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RedecodePolicy:
+    """When a turn is worth a second, beam-search decode: its confidence is below
+    ``below_logprob`` and it is short enough (``max_audio_s``) that the extra decode
+    (about the first one's cost again, times ~1.5 for the beam) fits the reply budget."""
+
+    below_logprob: float = -0.6
+    max_audio_s: float = 6.0
+    beam_size: int = 4
+
+    def wants(self, conf: Confidence, audio_s: float) -> bool:
+        return conf.avg_logprob < self.below_logprob and audio_s <= self.max_audio_s
 
 
 class SpeechRecognizer:
@@ -103,17 +147,20 @@ class SpeechRecognizer:
     def loaded(self) -> bool:
         return self._model is not None
 
-    def _decode(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, float]:
-        """(text, mean log-probability) in ``lang``.
+    def _decode(
+        self, audio: np.ndarray, lang: str, hotwords: str | None, *, beam_size: int = 1, token_probs: bool = False
+    ) -> tuple[str, Confidence]:
+        """(text, confidence) in ``lang``.
 
         Whisper encodes a fixed 30 s window, which makes every short phone turn cost as
         much as 30 s of speech (~0.75 s here). CTranslate2 accepts a shorter window, so
         a turn is encoded in a window just longer than itself (at least 8 s): about 3x
         faster with the same text on our checks (docs/benchmarks.md). Turns over 28 s
-        go through faster-whisper's normal path.
+        go through faster-whisper's normal path. ``token_probs`` adds the alignment pass
+        (per-token probabilities, ~10% of the decode).
         """
         from faster_whisper.tokenizer import Tokenizer
-        from faster_whisper.transcribe import get_suppressed_tokens
+        from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
 
         model = self._model
         seconds = len(audio) / 16000
@@ -126,10 +173,11 @@ class SpeechRecognizer:
         tokenizer = Tokenizer(model.hf_tokenizer, True, task="transcribe", language=lang)
         previous = tokenizer.encode(" " + ZH_PROMPT) if lang == "zh" else []
         prompt = model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=hotwords or None)
+        encoded = model.encode(features)
         result = model.model.generate(
-            model.encode(features),
+            encoded,
             [prompt],
-            beam_size=1,
+            beam_size=beam_size,
             max_length=len(prompt) + MAX_NEW_TOKENS,
             return_scores=True,
             return_no_speech_prob=True,
@@ -138,12 +186,25 @@ class SpeechRecognizer:
         )[0]
         tokens = result.sequences_ids[0]
         logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        text = tokenizer.decode(tokens).strip()
+        raw = tokenizer.decode(tokens).strip()
+        probs: tuple[float, ...] = ()
+        if token_probs and tokens:
+            aligned = model.model.align(
+                encoded, tokenizer.sot_sequence, [tokens], int(min(seconds, window_s) * 100) // 2 * 2
+            )[0]
+            probs = tuple(float(p) for p in aligned.text_token_probs)
+        conf = Confidence(
+            avg_logprob=float(logprob),
+            no_speech_prob=float(result.no_speech_prob),
+            compression_ratio=float(get_compression_ratio(raw)) if raw else 1.0,
+            token_probs=probs,
+            redecoded=beam_size > 1,
+        )
         if result.no_speech_prob > 0.6 and logprob < -1.0:
-            text = ""  # Whisper's own rule for "no speech here"
-        return self._clean(text), logprob
+            raw = ""  # Whisper's own rule for "no speech here"
+        return self._clean(raw), conf
 
-    def _decode_long(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, float]:
+    def _decode_long(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, Confidence]:
         segments, _ = self._model.transcribe(
             audio,
             language=lang,
@@ -157,8 +218,14 @@ class SpeechRecognizer:
             max_new_tokens=MAX_NEW_TOKENS,
         )
         segs = list(segments)
-        logprob = sum(s.avg_logprob for s in segs) / len(segs) if segs else -10.0
-        return self._clean("".join(s.text for s in segs).strip()), logprob
+        if not segs:
+            return "", Confidence(avg_logprob=-10.0, no_speech_prob=1.0)
+        conf = Confidence(
+            avg_logprob=sum(s.avg_logprob for s in segs) / len(segs),
+            no_speech_prob=max(s.no_speech_prob for s in segs),
+            compression_ratio=max(s.compression_ratio for s in segs),
+        )
+        return self._clean("".join(s.text for s in segs).strip()), conf
 
     @staticmethod
     def _clean(text: str) -> str:
@@ -174,24 +241,38 @@ class SpeechRecognizer:
         return text
 
     def transcribe_sync(
-        self, audio: np.ndarray, lang: str, *, hotwords: str | None = None, candidates: tuple[str, ...] = ()
+        self,
+        audio: np.ndarray,
+        lang: str,
+        *,
+        hotwords: str | None = None,
+        candidates: tuple[str, ...] = (),
+        redecode: RedecodePolicy | None = None,
     ) -> Transcript:
         """``audio``: float32 mono in [-1, 1] at 16 kHz, in ``lang``.
 
         With several ``candidates`` (a bilingual owner's first caller turn) the other
         language is tried only when the first result looks wrong (low confidence or the
         wrong script): Whisper's own language detection costs a second encoder pass
-        (~0.5 s here) on every such turn.
+        (~0.5 s here) on every such turn. With ``redecode``, a low-confidence turn short
+        enough for the budget is decoded again with beam search; the better-scored
+        text is kept.
         """
         self.load()
         t0 = time.perf_counter()
-        text, logprob = self._decode(audio, lang, hotwords)
+        text, conf = self._decode(audio, lang, hotwords, token_probs=True)
         others = [c for c in candidates if c != lang]
-        if others and (logprob < -0.8 or not _script_fits(text, lang)):
-            other_text, other_lp = self._decode(audio, others[0], None)
-            if _script_fits(other_text, others[0]) and (other_lp > logprob + 0.15 or not _script_fits(text, lang)):
-                text, lang = other_text, others[0]
-        return Transcript(text, lang, time.perf_counter() - t0, len(audio) / 16000)
+        if others and (conf.avg_logprob < -0.8 or not _script_fits(text, lang)):
+            other_text, other_conf = self._decode(audio, others[0], None, token_probs=True)
+            if _script_fits(other_text, others[0]) and (
+                other_conf.avg_logprob > conf.avg_logprob + 0.15 or not _script_fits(text, lang)
+            ):
+                text, lang, conf = other_text, others[0], other_conf
+        if redecode is not None and redecode.wants(conf, len(audio) / 16000):
+            beam_text, beam_conf = self._decode(audio, lang, hotwords, beam_size=redecode.beam_size, token_probs=True)
+            if beam_conf.avg_logprob > conf.avg_logprob:
+                text, conf = beam_text, beam_conf
+        return Transcript(text, lang, time.perf_counter() - t0, len(audio) / 16000, conf)
 
     async def transcribe(
         self,
@@ -200,9 +281,12 @@ class SpeechRecognizer:
         *,
         hotwords: str | None = None,
         candidates: tuple[str, ...] = (),
+        redecode: RedecodePolicy | None = None,
     ) -> Transcript:
         async with self._sem:
-            return await asyncio.to_thread(self.transcribe_sync, audio, lang, hotwords=hotwords, candidates=candidates)
+            return await asyncio.to_thread(
+                self.transcribe_sync, audio, lang, hotwords=hotwords, candidates=candidates, redecode=redecode
+            )
 
 
 def _script_fits(text: str, lang: str) -> bool:

