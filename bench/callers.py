@@ -95,7 +95,7 @@ class CallerVoices:
             pcm = pcm * (0.7 / peak)  # callers speak at a phone's usual level
         return np.asarray(soxr.resample(pcm, rate, RATE), dtype=np.float32)
 
-    def _turn(self, text: str, lang: str, profile: CallProfile, turn: int) -> tuple[bytes, float, dict[str, float]]:
+    def render(self, text: str, lang: str, profile: CallProfile, turn: int) -> tuple[bytes, float, dict[str, float]]:
         speech = self._speech8k(text, lang, profile.voice)
         self.levels[profile.seed] = speech_level(speech)
         if len(self._talkers) < 6:
@@ -109,7 +109,7 @@ class CallerVoices:
     ) -> tuple[bytes, float, dict[str, float]]:
         """(mu-law bytes, seconds where the speech ends, line stats) for one caller turn."""
         async with self._lock:
-            return await asyncio.to_thread(self._turn, text, lang, profile, turn)
+            return await asyncio.to_thread(self.render, text, lang, profile, turn)
 
     async def idle(self, profile: CallProfile, speech_rms: float, seconds: float = 6.0) -> bytes:
         """The line's background between the caller's words (looped by the caller), at

@@ -237,3 +237,16 @@ def bench_tts(
         except EngineSpecError as exc:
             raise typer.BadParameter(f"--voices: {exc}") from exc
     run_tts_bench(lang=lang, voices=specs, limit=limit, out=out)
+
+
+@bench_cli.command("recognition")
+def bench_recognition(
+    per_lang: Annotated[int, typer.Option(help="Scenarios per language and split (dev, test)", min=1)] = 10,
+    out: Annotated[Path, typer.Option(help="Folder for recognition.json")] = Path("var/bench/recognition"),
+) -> None:
+    """Whisper over the realistic line: recognition error with today's hotwords, with context
+    biasing, and with beam re-decoding; and the ask-for-repeat confidence threshold chosen on
+    the dev split, with its precision and recall on the test split."""
+    from .recognition_bench import run_recognition_bench
+
+    run_recognition_bench(per_lang=per_lang, out=out)

@@ -84,6 +84,13 @@ class Confidence:
     redecoded: bool = False
 
     @property
+    def score(self) -> float:
+        """One number in [0, 1] for the understanding layer: the geometric-mean token
+        probability, exp(avg_logprob); the ask-for-repeat threshold is on this scale
+        (docs/voice.md says how it was chosen)."""
+        return float(np.exp(min(0.0, self.avg_logprob)))
+
+    @property
     def min_token_prob(self) -> float:
         return min(self.token_probs) if self.token_probs else 1.0
 
@@ -93,6 +100,7 @@ class Confidence:
             "no_speech_prob": round(self.no_speech_prob, 3),
             "compression_ratio": round(self.compression_ratio, 2),
             "min_token_prob": round(self.min_token_prob, 3),
+            "score": round(self.score, 3),
             "redecoded": self.redecoded,
         }
 

@@ -100,6 +100,14 @@ class Precomputer:
         texts = [slot.response for slot in pool.regular.values() if slot is not None]
         texts += [p.response for p in pool.emergent if p.enabled]
         self.submit(texts)
+        # Recognition bias for this owner's calls: key terms of every trigger and response,
+        # extracted now (cached per process) rather than on a caller's first turn.
+        from .asr_bias import key_terms
+        from .tts import text_lang
+
+        for text in texts + [p.trigger or "" for p in pool.emergent if p.enabled]:
+            if text:
+                key_terms(text, text_lang(text))
 
     async def on_profile_saved(self, owner_id: str, profile: Profile) -> None:
         """ProfileHook: the greeting and every template wording with the owner's name."""

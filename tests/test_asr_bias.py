@@ -1,0 +1,30 @@
+"""Context biasing: the call's hotwords hold the owner's name and the presets' specific
+words (places first), in the call's language, bounded in length."""
+
+from __future__ import annotations
+
+from pipeline.asr_bias import MAX_CHARS, call_hotwords, key_terms
+
+
+def test_chinese_key_terms_put_places_first() -> None:
+    terms = key_terms("麻烦放在小区南门的快递柜就可以了", "zh")
+    assert terms[0] in {"南门", "小区"} or "南门" in terms[:2]
+    assert "可以" not in terms and "麻烦" not in terms
+
+
+def test_english_key_terms_keep_names_numbers_places() -> None:
+    terms = key_terms("Leave it with the front desk at Building C, 1450 Mission Street", "en")
+    for word in ("Building", "1450", "Mission", "Street"):
+        assert word in terms
+    assert "the" not in terms and "it" not in terms
+
+
+def test_call_hotwords_order_and_bound() -> None:
+    hw = call_hotwords(
+        lang="zh", scene="takeout", owner_name="陈先生", preset_texts=["放在小区南门", "有人问我什么时候回来"]
+    )
+    assert hw.startswith("陈先生 ")
+    assert hw.index("南门") < hw.index("外卖")  # the owner's words before the scene's
+    many = call_hotwords(lang="en", scene="work", preset_texts=[f"Project Falcon{i} review" for i in range(80)])
+    assert 0 < len(many) <= MAX_CHARS["en"]
+    assert call_hotwords(lang="en", scene=None) == ""
