@@ -233,7 +233,9 @@ def looks_complete(text: str) -> bool:
     if t[-1] not in ".?!。？！" and not t.endswith(_FINAL_ZH):
         return False
     body = t.rstrip(".?!。？！ ")
-    if not body or body.lower().endswith(_FILLERS):
+    # A filler as the last word ("Hmm, um."), not a word ending in its letters ("driver").
+    last = re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]", body.lower())
+    if not body or (last and last[-1] in _FILLERS) or body.endswith(("嗯", "呃")):
         return False
     if t[-1] in "?？":
         return True  # a question hands the turn over
@@ -241,6 +243,26 @@ def looks_complete(text: str) -> bool:
         return not body.endswith(_OPEN_ZH)
     words = re.findall(r"[A-Za-z']+", body.lower())
     return bool(words) and words[-1] not in _OPEN_EN
+
+
+#: A finished-looking statement ends the turn by its words only after this much pause:
+#: callers pause 300-900 ms between the sentences of one turn ("Hi, this is the driver.
+#: <pause> I'm at your building. <pause> Where should I put it?"), and a statement is
+#: what they pause after. A question or a closing hands the turn over at once.
+STATEMENT_PAUSE_S = 0.9
+
+
+def words_end_after(text: str) -> float | None:
+    """How long the caller must have been silent (seconds since the end of speech) before
+    the transcript alone ends the turn; None when the words say the turn is not over.
+    Questions and closings: 0 (end as soon as the transcript is ready); statements:
+    :data:`STATEMENT_PAUSE_S`."""
+    t = text.strip()
+    if not looks_complete(t):
+        return None
+    if t.rstrip(" ")[-1:] in "?？" or _CLOSING_END.search(t) or t.endswith(("吗", "呢")):
+        return 0.0
+    return STATEMENT_PAUSE_S
 
 
 def silence_of(seconds: float) -> bytes:

@@ -66,13 +66,14 @@ from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, units
-from .turns import TurnTranscriber, looks_complete
+from .turns import TurnTranscriber, words_end_after
 from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
 log = logging.getLogger(__name__)
 
 
 ACTIVE_VOICE_CALLS = 0  # live voice calls in this process (precomputing waits while > 0)
+VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
 SHORT_TURN_GRACE_S = 0.7  # "Okay." followed by more: wait this long before answering "Okay." alone
 
 
@@ -143,22 +144,35 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
         super().__init__(**kwargs)
         self._call = call
         self._early: asyncio.Task[None] | None = None
+        self._stopped_at = time.monotonic()
         self.early_ends = 0
 
     async def _handle_vad_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame) -> None:
         await super()._handle_vad_user_stopped_speaking(frame)
-        if not self._turn_complete and self._early is None:
+        self._stopped_at = time.monotonic()
+        if self._early is not None:
+            # The caller spoke again and stopped: judge the longer transcript, not the old one.
+            await self.task_manager.cancel_task(self._early)
+            self._early = None
+        if not self._turn_complete:
             self._early = self.task_manager.create_task(self._end_by_words(), f"{self}::_end_by_words")
 
     async def _end_by_words(self) -> None:
+        after: float | None = None
         try:
             text = await self._call.transcriber.speculative_text()
+            after = words_end_after(text) if text else None
+            if after is not None:
+                # A statement waits for a longer pause than a question (words_end_after).
+                paused = VAD_STOP_S + time.monotonic() - self._stopped_at
+                if after > paused:
+                    await asyncio.sleep(after - paused)
         except asyncio.CancelledError:
             return
         finally:
             self._early = None
         speaking = self._vad_user_speaking or not self._vad_stopped
-        if text and looks_complete(text) and not speaking and not self._turn_complete:
+        if after is not None and not speaking and not self._turn_complete:
             self.early_ends += 1
             self._call.session.record.stats["turns_ended_by_words"] = self.early_ends
             self._turn_complete = True

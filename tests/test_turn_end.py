@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.turns import looks_complete
+from pipeline.turns import STATEMENT_PAUSE_S, looks_complete, words_end_after
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,30 @@ def test_finished_turns(text: str) -> None:
 )
 def test_unfinished_turns(text: str) -> None:
     assert not looks_complete(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ("Where should I put it?", 0.0),  # a question hands the turn over at once
+        ("Thanks, bye", 0.0),
+        ("放哪儿啊？", 0.0),
+        ("他在家吗", 0.0),
+        ("Hi, this is the delivery driver.", STATEMENT_PAUSE_S),  # callers go on after a pause
+        ("你好，我是送外卖的。", STATEMENT_PAUSE_S),
+        ("I have a package and...", None),
+        ("我想问一下", None),
+    ],
+)
+def test_a_pause_after_a_statement_is_not_the_end(text: str, after: float | None) -> None:
+    assert words_end_after(text) == after
+
+
+def test_statement_pause_outlasts_natural_pauses_between_sentences() -> None:
+    # Natural pauses between the sentences of one turn run 300-900 ms.
+    assert STATEMENT_PAUSE_S >= 0.9
+
+
+@pytest.mark.parametrize("text", ["This is the delivery driver.", "I have your order.", "That's my number."])
+def test_words_ending_in_filler_letters_are_not_fillers(text: str) -> None:
+    assert looks_complete(text)  # "driver" ends in "er" but is no "er"
