@@ -98,6 +98,7 @@ def bench_voice(
         str, typer.Option(help="clean, realistic (voices and line conditions cycled, seeded), or one condition")
     ] = "clean",
     calls_at_once: Annotated[int, typer.Option(help="Calls at once in the main run", min=1)] = 1,
+    data_dir: Annotated[Path | None, typer.Option(help="Keep the server's data (TTS cache) here across runs")] = None,
 ) -> None:
     """Scenarios through the real Twilio WebSocket path with synthesized caller audio: the
     verifier's gates, end of caller speech -> first assistant audio (p50/p90/p99), ASR,
@@ -117,6 +118,7 @@ def bench_voice(
         sweep_calls=sweep_calls,
         line=line,
         calls_at_once=calls_at_once,
+        data_dir=data_dir,
     )
 
 
@@ -250,3 +252,15 @@ def bench_recognition(
     from .recognition_bench import run_recognition_bench
 
     run_recognition_bench(per_lang=per_lang, out=out)
+
+
+@bench_cli.command("turn-end")
+def bench_turn_end(
+    per_lang: Annotated[int, typer.Option(help="Multi-sentence turns per language", min=1)] = 8,
+    out: Annotated[Path, typer.Option(help="Folder for turn-end.json")] = Path("var/bench/turn-end"),
+) -> None:
+    """False cut-ins on three-sentence caller turns with 300-900 ms pauses, over the Twilio
+    WebSocket, per language, next to end of speech -> first assistant audio."""
+    from .turn_end_bench import run_turn_end_bench
+
+    run_turn_end_bench(per_lang=per_lang, out=out)

@@ -1,0 +1,149 @@
+"""``callassist bench turn-end``: false cut-ins on multi-sentence turns over the Twilio path.
+
+A caller says three sentences in one turn with natural pauses between them (300-900 ms,
+seeded) - "Hi, this is the delivery driver. <pause> I have your food and I'm at your
+building now. <pause> Where should I put it?" - and the bench reads the call record: a
+*false cut-in* is a turn the service ended inside the caller's pauses (the assistant
+answered part of what the caller said, so the utterance shows up as more than one
+caller turn, or the assistant's audio started before the caller finished). Latency is
+end of the caller's last sentence -> first assistant audio, as the caller hears it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import audioop
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .callers import CallerVoices, profile_for
+from .phone import FRAME_S, PhoneCall
+from .server import RunningServer, running_server
+from .stats import summary_ms
+
+TURNS = {
+    "en": [
+        [
+            "Hi, this is the delivery driver.",
+            "I have your food and I'm at your building now.",
+            "Where should I put it?",
+        ],
+        ["Hello, this is Mike from FedEx.", "I have a package that needs a signature.", "Will someone be home today?"],
+        ["Hi, it's your taxi driver.", "I'm at the north gate of the complex.", "Can you come out now?"],
+        ["Good morning, this is Lisa from the clinic.", "His appointment moved to Thursday.", "Please tell him."],
+    ],
+    "zh": [
+        ["你好，我是送外卖的。", "你的餐已经到楼下了。", "放哪儿比较好？"],
+        ["喂，你好，我是顺丰快递。", "有个包裹需要本人签收。", "今天下午家里有人吗？"],
+        ["师傅，我是滴滴司机。", "我已经到小区北门了。", "你现在能出来吗？"],
+        ["你好，我是物业的小王。", "明天上午要停水。", "麻烦你跟他说一声。"],
+    ],
+}
+OWNER = {"zh": "陈先生", "en": "Alex"}
+
+
+async def _owner(server: RunningServer, lang: str, line: str) -> str:
+    owner = json.loads(await asyncio.to_thread(server.cli, "owner", "create", "--name", OWNER[lang], "--lang", lang))
+    headers = {"Authorization": f"Bearer {owner['api_key']}"}
+    async with httpx.AsyncClient(base_url=server.base_url, headers=headers, timeout=30) as c:
+        profile = {"display_name": OWNER[lang], "languages": [lang]}
+        (await c.put("/v1/profile", json=profile)).raise_for_status()
+        (await c.put(f"/v1/lines/{line}")).raise_for_status()
+    return str(owner["api_key"])
+
+
+async def _one(
+    server: RunningServer, voices: CallerVoices, lang: str, line: str, key: str, sentences: list[str], seed: int
+) -> dict[str, Any]:
+    rng = random.Random(seed)
+    profile = profile_for(f"turn-end-{lang}", lang, 0, line="clean")
+    parts: list[bytes] = []
+    pauses = []
+    for i, text in enumerate(sentences):
+        ulaw, _, _ = await voices.speak(text, lang, profile, seed * 10 + i)
+        parts.append(ulaw)
+        if i < len(sentences) - 1:
+            pause = rng.uniform(0.3, 0.9)
+            pauses.append(round(pause, 3))
+            parts.append(b"\xff" * int(pause * 8000))
+    audio = b"".join(parts)
+    url = server.base_url.replace("http://", "ws://") + "/telephony/twilio"
+    call = PhoneCall(url, line)
+    await call.connect()
+    await call.listen(max_wait_s=20)
+    started = time.monotonic()
+    mark = len(call._inbox)
+    reply = await call.say(audio, max_wait_s=20, speech_end_s=len(audio) / 8000)
+    speech_end = started + len(audio) / 8000
+    # Assistant speech while the caller was still talking (energy above the line's floor).
+    early = [
+        t for t, a in call._inbox[mark:] if t < speech_end - FRAME_S and audioop.rms(audioop.ulaw2lin(a, 2), 2) > 300
+    ]
+    await call.hangup()
+    await asyncio.sleep(0.5)
+    async with httpx.AsyncClient(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
+        calls = (await c.get("/v1/calls", params={"limit": 1})).json()["calls"]
+        record = (await c.get(f"/v1/calls/{calls[0]['call_id']}")).json() if calls else {}
+    caller_turns = [t for t in record.get("turns", []) if t.get("caller_text")]
+    return {
+        "lang": lang,
+        "said": " ".join(sentences),
+        "pauses_s": pauses,
+        "caller_turns": [t["caller_text"] for t in caller_turns],
+        "cut_in": len(caller_turns) > 1 or bool(early),
+        "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
+        "ended_by_words": record.get("stats", {}).get("turns_ended_by_words", 0),
+    }
+
+
+async def _bench(server: RunningServer, per_lang: int) -> dict[str, Any]:
+    voices = await asyncio.to_thread(CallerVoices)
+    base = int(time.time()) % 100000 * 100
+    rows: list[dict[str, Any]] = []
+    for n, lang in enumerate(("en", "zh")):
+        line = f"+1666{base + n:07d}"
+        key = await _owner(server, lang, line)
+        await _warm(server)
+        for i in range(per_lang):
+            sentences = TURNS[lang][i % len(TURNS[lang])]
+            rows.append(await _one(server, voices, lang, line, key, sentences, seed=1000 * n + i))
+            print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
+    report: dict[str, Any] = {"rows": rows, "by_lang": {}}
+    for lang in ("en", "zh"):
+        mine = [r for r in rows if r["lang"] == lang]
+        lat = [r["heard_ms"] / 1000 for r in mine if r["heard_ms"] is not None and not r["cut_in"]]
+        report["by_lang"][lang] = {
+            "turns": len(mine),
+            "false_cut_ins": sum(r["cut_in"] for r in mine),
+            "latency": summary_ms(lat),
+        }
+    return report
+
+
+async def _warm(server: RunningServer, timeout_s: float = 600) -> None:
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(base_url=server.base_url) as c:
+        while time.monotonic() < deadline:
+            voice = (await c.get("/readyz")).json().get("voice", {})
+            if voice.get("warm") and voice.get("tts_pending", 1) == 0:
+                return
+            await asyncio.sleep(0.5)
+
+
+def run_turn_end_bench(*, per_lang: int, out: Path) -> dict[str, Any]:
+    out.mkdir(parents=True, exist_ok=True)
+    with running_server(env={"CALLASSIST_SILENCE_TIMEOUT_S": "6"}, log_path=out / "server.log") as server:
+        report = asyncio.run(_bench(server, per_lang))
+    (out / "turn-end.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    for lang, r in report["by_lang"].items():
+        lat = r["latency"]
+        print(
+            f"{lang}: false cut-ins {r['false_cut_ins']}/{r['turns']} multi-sentence turns; "
+            f"end of speech -> first audio p50 {lat['p50_ms']} ms, p90 {lat['p90_ms']} ms"
+        )
+    return report
