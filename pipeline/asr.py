@@ -210,6 +210,8 @@ class SpeechRecognizer:
         )
         if result.no_speech_prob > 0.6 and logprob < -1.0:
             raw = ""  # Whisper's own rule for "no speech here"
+        if hotwords and echoes_hotwords(raw, hotwords):
+            raw = ""  # the prompt read back on unclear audio ("外卖 骑手"), not the caller's words
         return self._clean(raw), conf
 
     def _decode_long(self, audio: np.ndarray, lang: str, hotwords: str | None) -> tuple[str, Confidence]:
@@ -295,6 +297,17 @@ class SpeechRecognizer:
             return await asyncio.to_thread(
                 self.transcribe_sync, audio, lang, hotwords=hotwords, candidates=candidates, redecode=redecode
             )
+
+
+def echoes_hotwords(text: str, hotwords: str) -> bool:
+    """Whether a transcript is mostly the hotwords prompt read back: on unclear phone audio
+    Whisper returns "外卖 骑手" or "敲门 骑手" (bench recognition) - words from its prompt,
+    none of them said. True when at least two pieces and 60% of them are hotwords."""
+    terms = set(hotwords.split())
+    pieces = [p for p in re.split(r"[\s,，。.!！?？、]+", text) if p]
+    if len(pieces) < 2 or not terms:
+        return False
+    return sum(p in terms for p in pieces) / len(pieces) >= 0.6
 
 
 def _script_fits(text: str, lang: str) -> bool:

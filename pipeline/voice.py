@@ -61,11 +61,12 @@ from pipecat.workers.runner import WorkerRunner
 
 from . import memory, metrics
 from .admission import CallSlots
-from .asr import SpeechRecognizer, hotwords_for
+from .asr import SpeechRecognizer
+from .asr_bias import call_hotwords
 from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
-from .tts import Synthesizer, units
+from .tts import Synthesizer, text_lang, units
 from .turns import TurnTranscriber, words_end_after
 from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
@@ -104,6 +105,9 @@ class UserTurnText(DataFrame):
 
     text: str
     asr_ms: float | None = None
+    # Whisper's confidence in the turn (pipeline.asr.Confidence, as asr_* numbers), kept
+    # in the turn's record beside asr_ms.
+    asr: dict[str, float] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ ASR ----
@@ -204,7 +208,9 @@ class TurnBridge(UserTurnProcessor):
         if text:
             self._call.detecting_lang = False
         asr_ms = None if result is None else round(result.seconds * 1000, 1)
-        await self.push_frame(UserTurnText(text=text, asr_ms=asr_ms))
+        conf = result.confidence if result is not None else None
+        asr = {f"asr_{k}": float(v) for k, v in conf.as_dict().items()} if conf is not None else {}
+        await self.push_frame(UserTurnText(text=text, asr_ms=asr_ms, asr=asr))
 
 
 # ------------------------------------------------------------ the session ----
@@ -233,7 +239,7 @@ class CallProcessor(FrameProcessor):
             if frame.text and self._call.owner_leg is not None:
                 await self._call.session.caller_heard(frame.text)  # the owner is talking: no reply
             elif frame.text:
-                await self._start_reply(frame.text, frame.asr_ms)
+                await self._start_reply(frame.text, {"asr_ms": frame.asr_ms, **frame.asr})
             return
         if isinstance(frame, OwnerSpeech):
             await self._owner_speech(frame)
@@ -275,14 +281,14 @@ class CallProcessor(FrameProcessor):
             return
         await self.push_frame(frame)
 
-    async def _start_reply(self, text: str | None, asr_ms: float | None) -> None:
+    async def _start_reply(self, text: str | None, timings: dict[str, float | None] | None = None) -> None:
         if text is not None:
             await self._cancel_silence()
         if self._reply_task is not None and not self._reply_task.done():
             await self.cancel_task(self._reply_task)
-        self._reply_task = self.create_task(self._reply(text, asr_ms))
+        self._reply_task = self.create_task(self._reply(text, timings or {}))
 
-    async def _reply(self, text: str | None, asr_ms: float | None) -> None:
+    async def _reply(self, text: str | None, timings: dict[str, float | None]) -> None:
         session = self._call.session
         if session.ended:
             return
@@ -290,7 +296,7 @@ class CallProcessor(FrameProcessor):
         first = True
         self._call.begin_answer()
         try:
-            async for sentence in session.respond(text, timings={"asr_ms": asr_ms}):
+            async for sentence in session.respond(text, timings=timings):
                 if first:
                     await self.stop_ttfb_metrics()
                     first = False
@@ -444,8 +450,10 @@ class VoiceCall:
         # caller switching: the reply stays in the call's language (a "didn't catch that").
         session.state.lang_locked = not self.detecting_lang
         self.barge_ins = 0
-        trigger_words = [c.preset.trigger or "" for c in session.ctx.emergent]
-        preset_scenes = list(session.ctx.regular)
+        ctx = session.ctx
+        preset_texts = [c.preset.trigger or "" for c in ctx.emergent] + [c.preset.response for c in ctx.emergent]
+        preset_texts += list(ctx.regular.values())
+        preset_scenes = list(ctx.regular)
         self.worker: PipelineWorker | None = None
         self._answering: int | None = None
         self._pending: dict[str, float] = {}  # timings that came before the turn was recorded
@@ -456,7 +464,13 @@ class VoiceCall:
         self.transcriber = TurnTranscriber(
             voice.recognizer,
             lang=lambda: session.state.lang,
-            hotwords=lambda: hotwords_for(session.state.scene, session.state.lang, trigger_words, scenes=preset_scenes),
+            hotwords=lambda: call_hotwords(
+                lang=session.state.lang,
+                scene=session.state.scene,
+                owner_name=ctx.owner_name,
+                preset_texts=[t for t in preset_texts if text_lang(t) == session.state.lang],
+                scenes=preset_scenes,
+            ),
             candidates=lambda: tuple(session.ctx.languages) if self.detecting_lang else (),
         )
 

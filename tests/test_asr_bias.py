@@ -28,3 +28,14 @@ def test_call_hotwords_order_and_bound() -> None:
     many = call_hotwords(lang="en", scene="work", preset_texts=[f"Project Falcon{i} review" for i in range(80)])
     assert 0 < len(many) <= MAX_CHARS["en"]
     assert call_hotwords(lang="en", scene=None) == ""
+
+
+def test_a_transcript_that_is_the_prompt_read_back_is_dropped() -> None:
+    from pipeline.asr import echoes_hotwords
+
+    hw = call_hotwords(lang="zh", scene="takeout", owner_name="张老师", preset_texts=["敲门就行"])
+    assert echoes_hotwords("外卖 骑手", hw)
+    assert echoes_hotwords("你好 张老师 敲门 门口", hw)
+    assert not echoes_hotwords("你好，外卖到了，放门口吗？", hw)
+    assert not echoes_hotwords("外卖", hw)  # one word can be what the caller said
+    assert not echoes_hotwords("Leave it at the door please", "takeout DoorDash")
