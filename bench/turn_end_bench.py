@@ -25,6 +25,7 @@ from .callers import CallerVoices, profile_for
 from .phone import FRAME_S, PhoneCall
 from .server import RunningServer, running_server
 from .stats import summary_ms
+from .voice import _warm
 
 TURNS = {
     "en": [
@@ -123,16 +124,6 @@ async def _bench(server: RunningServer, per_lang: int) -> dict[str, Any]:
             "latency": summary_ms(lat),
         }
     return report
-
-
-async def _warm(server: RunningServer, timeout_s: float = 600) -> None:
-    deadline = time.monotonic() + timeout_s
-    async with httpx.AsyncClient(base_url=server.base_url) as c:
-        while time.monotonic() < deadline:
-            voice = (await c.get("/readyz")).json().get("voice", {})
-            if voice.get("warm") and voice.get("tts_pending", 1) == 0:
-                return
-            await asyncio.sleep(0.5)
 
 
 def run_turn_end_bench(*, per_lang: int, out: Path) -> dict[str, Any]:
