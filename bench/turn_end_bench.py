@@ -126,9 +126,10 @@ async def _bench(server: RunningServer, per_lang: int) -> dict[str, Any]:
     return report
 
 
-def run_turn_end_bench(*, per_lang: int, out: Path) -> dict[str, Any]:
+def run_turn_end_bench(*, per_lang: int, out: Path, data_dir: Path | None = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
-    with running_server(env={"CALLASSIST_SILENCE_TIMEOUT_S": "6"}, log_path=out / "server.log") as server:
+    env = {"CALLASSIST_SILENCE_TIMEOUT_S": "6"}
+    with running_server(env=env, log_path=out / "server.log", data_dir=data_dir) as server:
         report = asyncio.run(_bench(server, per_lang))
     (out / "turn-end.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
     for lang, r in report["by_lang"].items():

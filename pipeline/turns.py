@@ -68,6 +68,7 @@ class TurnTranscriber:
         self.last: Transcript | None = None
         self._starts = 0
         self._started = asyncio.Event()
+        self._stopped_at = time.monotonic()
 
     # -------------------------------------------------------- audio side ----
 
@@ -94,6 +95,7 @@ class TurnTranscriber:
     def speech_stopped(self) -> None:
         """VAD stop: transcribe the turn so far while end-of-turn is being decided."""
         self.speaking = False
+        self._stopped_at = time.monotonic()
         if not self._recording:
             return
         self._speech_end = len(self._audio)
@@ -141,17 +143,31 @@ class TurnTranscriber:
                 if self.speaking:
                     return None, None  # the caller went on: answer the whole utterance later
                 continue
-            if grace_s > 0 and _short(result.text):
+            hold = self._hold_s(result.text, grace_s) if grace_s > 0 else 0.0
+            if hold > 0:
                 starts = self._starts
                 self._started.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._started.wait(), grace_s)
+                    await asyncio.wait_for(self._started.wait(), hold)
                 if self._starts != starts:
-                    return None, None  # the caller went on after "Okay."
+                    return None, None  # the caller went on after "Okay." / after a sentence
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
             self._commit(job.covers)
             return result.text, result
+
+    def _hold_s(self, text: str, grace_s: float) -> float:
+        """How long an ended turn still waits for the caller to go on. The audio model can
+        call a turn complete at the pause after its first sentence ("Hi, this is the
+        driver." <0.8 s> "I'm at your building."): a statement, or words that trail off,
+        is answered only once the pause reaches :data:`STATEMENT_PAUSE_S`; a question or a
+        closing at once; a very short turn ("Okay.") waits ``grace_s``."""
+        if _short(text):
+            return grace_s
+        if words_end_after(text) == 0.0:
+            return 0.0
+        paused = VAD_STOP_S + time.monotonic() - self._stopped_at
+        return max(0.0, STATEMENT_PAUSE_S - paused)
 
     async def speculative_text(self) -> str | None:
         """The transcript of the turn so far, as of the last VAD stop; None if the caller
@@ -244,6 +260,8 @@ def looks_complete(text: str) -> bool:
     words = re.findall(r"[A-Za-z']+", body.lower())
     return bool(words) and words[-1] not in _OPEN_EN
 
+
+VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
 
 #: A finished-looking statement ends the turn by its words only after this much pause:
 #: callers pause 300-900 ms between the sentences of one turn ("Hi, this is the driver.

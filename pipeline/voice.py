@@ -67,14 +67,13 @@ from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, text_lang, units
-from .turns import TurnTranscriber, words_end_after
+from .turns import VAD_STOP_S, TurnTranscriber, words_end_after
 from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
 log = logging.getLogger(__name__)
 
 
 ACTIVE_VOICE_CALLS = 0  # live voice calls in this process (precomputing waits while > 0)
-VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
 SHORT_TURN_GRACE_S = 0.7  # "Okay." followed by more: wait this long before answering "Okay." alone
 
 

@@ -72,3 +72,14 @@ def test_statement_pause_outlasts_natural_pauses_between_sentences() -> None:
 @pytest.mark.parametrize("text", ["This is the delivery driver.", "I have your order.", "That's my number."])
 def test_words_ending_in_filler_letters_are_not_fillers(text: str) -> None:
     assert looks_complete(text)  # "driver" ends in "er" but is no "er"
+
+
+def test_an_ended_statement_still_waits_out_a_sentence_pause() -> None:
+    from pipeline.turns import TurnTranscriber
+
+    t = TurnTranscriber(None, lang=lambda: "en", hotwords=lambda: "", candidates=lambda: ())  # type: ignore[arg-type]
+    t.speech_stopped()  # the VAD stop just happened
+    assert 0.5 < t._hold_s("Hi, this is the delivery driver.", 0.7) <= STATEMENT_PAUSE_S
+    assert t._hold_s("Where should I put it?", 0.7) == 0.0  # a question is answered at once
+    assert t._hold_s("Okay.", 0.7) == 0.7  # a short turn keeps its own grace
+    assert t._hold_s("I have a package and", 0.7) > 0.5  # trailing off: wait too
