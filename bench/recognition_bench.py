@@ -48,8 +48,11 @@ def _rows(asr: Any, voices: CallerVoices, scenarios: list[Scenario]) -> list[dic
     from pipeline.asr_bias import call_hotwords
 
     rows: list[dict[str, Any]] = []
-    for i, sc in enumerate(scenarios):
-        profile = profile_for(sc.id, sc.lang, i, line="realistic")
+    seen = {"en": 0, "zh": 0}
+    for sc in scenarios:
+        # Conditions and voices cycle per language (profile_for steps every second index).
+        profile = profile_for(sc.id, sc.lang, 2 * seen[sc.lang], line="realistic")
+        seen[sc.lang] += 1
         triggers = [p.trigger for p in sc.presets.emergent]
         texts = triggers + list(sc.presets.responses().values())
         regular_scenes = [sc.scene] if sc.presets.regular else []
