@@ -167,7 +167,9 @@ class TurnTranscriber:
         if words_end_after(text) == 0.0:
             return 0.0
         paused = VAD_STOP_S + time.monotonic() - self._stopped_at
-        return max(0.0, STATEMENT_PAUSE_S - paused)
+        # Waiting until the pause reaches STATEMENT_PAUSE_S is not enough: speech resumed
+        # at that moment is reported VAD_START_S later.
+        return max(0.0, STATEMENT_PAUSE_S + VAD_START_S - paused)
 
     async def speculative_text(self) -> str | None:
         """The transcript of the turn so far, as of the last VAD stop; None if the caller
@@ -262,6 +264,7 @@ def looks_complete(text: str) -> bool:
 
 
 VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
+VAD_START_S = 0.2  # and start_secs: a caller who goes on is heard 0.2 s after they do
 
 #: A finished-looking statement ends the turn by its words only after this much pause:
 #: callers pause 300-900 ms between the sentences of one turn ("Hi, this is the driver.

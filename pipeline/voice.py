@@ -67,7 +67,7 @@ from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, text_lang, units
-from .turns import VAD_STOP_S, TurnTranscriber, words_end_after
+from .turns import VAD_START_S, VAD_STOP_S, TurnTranscriber, words_end_after
 from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
 log = logging.getLogger(__name__)
@@ -168,8 +168,8 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
             if after is not None:
                 # A statement waits for a longer pause than a question (words_end_after).
                 paused = VAD_STOP_S + time.monotonic() - self._stopped_at
-                if after > paused:
-                    await asyncio.sleep(after - paused)
+                if after > 0 and after + VAD_START_S > paused:
+                    await asyncio.sleep(after + VAD_START_S - paused)  # speech resumed is heard late
         except asyncio.CancelledError:
             return
         finally:
