@@ -68,7 +68,6 @@ class TurnTranscriber:
         self.last: Transcript | None = None
         self._starts = 0
         self._started = asyncio.Event()
-        self._stopped_at = time.monotonic()
 
     # -------------------------------------------------------- audio side ----
 
@@ -95,7 +94,6 @@ class TurnTranscriber:
     def speech_stopped(self) -> None:
         """VAD stop: transcribe the turn so far while end-of-turn is being decided."""
         self.speaking = False
-        self._stopped_at = time.monotonic()
         if not self._recording:
             return
         self._speech_end = len(self._audio)
@@ -144,17 +142,30 @@ class TurnTranscriber:
                     return None, None  # the caller went on: answer the whole utterance later
                 continue
             hold = self._hold_s(result.text, grace_s) if grace_s > 0 else 0.0
-            if hold > 0:
-                starts = self._starts
-                self._started.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._started.wait(), hold)
-                if self._starts != starts:
-                    return None, None  # the caller went on after "Okay." / after a sentence
+            if hold > 0 and await self.went_on(hold):
+                return None, None  # the caller went on after "Okay." / after a sentence
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
             self._commit(job.covers)
             return result.text, result
+
+    def paused_s(self) -> float:
+        """Silence since the end of speech, in *audio* time (line audio received since the
+        VAD stop, plus the VAD's own delay): on a loaded machine frames are processed in
+        bursts, and a wall-clock pause would look longer than the caller's."""
+        return VAD_STOP_S + max(0, len(self._audio) - self._speech_end) / (RATE * 2)
+
+    async def went_on(self, hold_s: float) -> bool:
+        """Wait until ``hold_s`` more seconds of line audio have arrived (bounded in wall
+        time, in case the line stops); True if the caller started speaking meanwhile."""
+        starts = self._starts
+        target = self.paused_s() + hold_s
+        deadline = time.monotonic() + hold_s + 2.0
+        self._started.clear()
+        while self.paused_s() < target and time.monotonic() < deadline and self._starts == starts:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._started.wait(), 0.02)  # a start ends the wait at once
+        return self._starts != starts
 
     def _hold_s(self, text: str, grace_s: float) -> float:
         """How long an ended turn still waits for the caller to go on. The audio model can
@@ -166,10 +177,9 @@ class TurnTranscriber:
             return grace_s
         if words_end_after(text) == 0.0:
             return 0.0
-        paused = VAD_STOP_S + time.monotonic() - self._stopped_at
         # Waiting until the pause reaches STATEMENT_PAUSE_S is not enough: speech resumed
         # at that moment is reported VAD_START_S later.
-        return max(0.0, STATEMENT_PAUSE_S + VAD_START_S - paused)
+        return max(0.0, STATEMENT_PAUSE_S + VAD_START_S - self.paused_s())
 
     async def speculative_text(self) -> str | None:
         """The transcript of the turn so far, as of the last VAD stop; None if the caller

@@ -67,7 +67,7 @@ from .owner_join import OwnerAudio, OwnerJoined
 from .records import CallRecord, Channel
 from .session import CallEnded, CallServices, CallSession
 from .tts import Synthesizer, text_lang, units
-from .turns import VAD_START_S, VAD_STOP_S, TurnTranscriber, words_end_after
+from .turns import VAD_START_S, TurnTranscriber, words_end_after
 from .voice_takeover import OwnerSpeech, SentenceCut, VoiceControl
 
 log = logging.getLogger(__name__)
@@ -147,12 +147,10 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
         super().__init__(**kwargs)
         self._call = call
         self._early: asyncio.Task[None] | None = None
-        self._stopped_at = time.monotonic()
         self.early_ends = 0
 
     async def _handle_vad_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame) -> None:
         await super()._handle_vad_user_stopped_speaking(frame)
-        self._stopped_at = time.monotonic()
         if self._early is not None:
             # The caller spoke again and stopped: judge the longer transcript, not the old one.
             await self.task_manager.cancel_task(self._early)
@@ -165,11 +163,13 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
         try:
             text = await self._call.transcriber.speculative_text()
             after = words_end_after(text) if text else None
-            if after is not None:
-                # A statement waits for a longer pause than a question (words_end_after).
-                paused = VAD_STOP_S + time.monotonic() - self._stopped_at
-                if after > 0 and after + VAD_START_S > paused:
-                    await asyncio.sleep(after + VAD_START_S - paused)  # speech resumed is heard late
+            if after is not None and after > 0:
+                # A statement waits for a longer pause than a question (words_end_after),
+                # in line-audio time; speech resumed is reported VAD_START_S late.
+                transcriber = self._call.transcriber
+                wait = after + VAD_START_S - transcriber.paused_s()
+                if wait > 0:
+                    await transcriber.went_on(wait)
         except asyncio.CancelledError:
             return
         finally:
