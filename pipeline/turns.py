@@ -274,7 +274,9 @@ def looks_complete(text: str) -> bool:
 
 
 VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
-VAD_START_S = 0.2  # and start_secs: a caller who goes on is heard 0.2 s after they do
+# A caller who goes on is reported ~0.4 s after they do: Silero's start_secs (0.2 s) plus
+# its onset (bench turn-end: pauses of 0.8-0.87 s still cut in with a 0.2 s allowance).
+VAD_START_S = 0.4
 
 #: A finished-looking statement ends the turn by its words only after this much pause:
 #: callers pause 300-900 ms between the sentences of one turn ("Hi, this is the driver.
