@@ -168,8 +168,10 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
                 # in line-audio time; speech resumed is reported VAD_START_S late.
                 transcriber = self._call.transcriber
                 wait = after + VAD_START_S - transcriber.paused_s()
-                if wait > 0:
-                    await transcriber.went_on(wait)
+                if wait > 0 and await transcriber.went_on(wait):
+                    # The caller went on. The VAD start has reached the recorder but maybe
+                    # not yet this strategy (it sits downstream): do not read its flags.
+                    after = None
         except asyncio.CancelledError:
             return
         finally:
