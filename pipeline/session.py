@@ -251,7 +251,12 @@ class CallSession:
             if text and hasattr(nlu, "prepare"):  # an asynchronous reading (llm), before the decision
                 understanding = await nlu.prepare(text, state=self.state, ctx=self.ctx, vec=vec)
             t_decide = time.perf_counter()
-            decision = self.services.coordinator.decide(self.state, self.ctx, text, vec, understanding=understanding)
+            # A voice turn's Whisper confidence (pipeline.asr.Confidence.score) goes to the
+            # understanding layer as an input; text calls have none.
+            score = (timings or {}).get("asr_score")
+            decision = self.services.coordinator.decide(
+                self.state, self.ctx, text, vec, understanding=understanding, asr_confidence=score
+            )
             coordinator_ms = (time.perf_counter() - t_decide) * 1000
             self.current_decision = decision
             decision_ms = (time.perf_counter() - started) * 1000
