@@ -95,7 +95,7 @@ class Settings(BaseSettings):
 
     # Understanding the caller (coordinator/understanding.py): rules, learned, or an LLM
     # (the LLM endpoint is llm_base_url / llm_model; it falls back to learned past the deadline).
-    understander: Literal["rules", "learned", "llm"] = "rules"
+    understander: Literal["rules", "learned", "llm"] = "learned"
     nlu_deadline_ms: int = Field(default=400, ge=20, le=5000)
 
     # Voice calls (telephony WebSockets, WebRTC, SIP).
