@@ -13,7 +13,7 @@ CACHE="${CALLASSIST_CACHE:-$HOME/.cache/callassist}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 apt_run=(espeak-ng)
-apt_test=(redis-server sip-tester baresip kamailio kamailio-extra-modules prometheus chromium sox)
+apt_test=(redis-server sip-tester baresip kamailio kamailio-extra-modules prometheus chromium sox haproxy)
 
 need=()
 want=("${apt_run[@]}")
