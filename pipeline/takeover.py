@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
-from .records import CallBusy, CallRecord
+from .records import CallRecord
 from .session import CallServices, CallSession
 from .takeover_relay import TakeoverRelay
+from .text_calls import TextCallError, open_record, text_call
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +34,9 @@ OWNER_CLOSE = {
 }
 
 
-class TakeoverError(Exception):
-    """The call cannot be taken over; ``code`` says why (``not_live``, ``ended``)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+class TakeoverError(TextCallError):
+    """The call cannot be taken over; ``code`` says why (``not_live``, ``ended``, or a
+    :class:`TextCallError` code for a text call)."""
 
 
 class LiveControl(Protocol):
@@ -117,7 +113,7 @@ class LiveCalls:
         relayed = await self._relay_unless_text(owner_id, call_id, op="say", text=text)
         if relayed is not None:
             return relayed  # relayed to the instance carrying the call
-        async with self._text_session(owner_id, call_id) as session:
+        async with text_call(self.services, owner_id, call_id) as session:
             await self._to_text_caller(session, text, via="say")
         return "text"
 
@@ -130,7 +126,7 @@ class LiveCalls:
         relayed = await self._relay_unless_text(owner_id, call_id, op="end", text=text)
         if relayed is not None:
             return relayed
-        async with self._text_session(owner_id, call_id) as session:
+        async with text_call(self.services, owner_id, call_id) as session:
             words = text or OWNER_CLOSE.get(session.state.lang, OWNER_CLOSE["en"])
             await self._to_text_caller(session, words, via="end")
             await session.hangup("owner_ended", outcome="owner_ended")
@@ -190,21 +186,5 @@ class LiveCalls:
             return str(record.channel)
         raise TakeoverError("not_live", f"call {call_id} is a {record.channel} call no instance carries now")
 
-    @asynccontextmanager
-    async def _text_session(self, owner_id: str, call_id: str) -> AsyncIterator[CallSession]:
-        """The text call, resumed from its record under its lock (text calls live in Redis:
-        the owner's words and the caller's turns are written one at a time)."""
-        try:
-            async with self.services.calls.locked(call_id):
-                yield await CallSession.resume(self.services, await self._open_record(owner_id, call_id))
-        except CallBusy as exc:
-            raise TakeoverError("busy", str(exc)) from exc
-
     async def _open_record(self, owner_id: str, call_id: str) -> CallRecord:
-        """This owner's call record, if the call has not ended."""
-        record = await self.services.calls.get(call_id)
-        if record is None or record.owner_id != owner_id:
-            raise TakeoverError("not_found", f"no call {call_id}")
-        if record.ended:
-            raise TakeoverError("ended", f"call {call_id} has ended")
-        return record
+        return await open_record(self.services.calls, owner_id, call_id)

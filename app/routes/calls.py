@@ -11,8 +11,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pipeline.records import CallBusy, CallRecord
+from pipeline.records import CallRecord
 from pipeline.session import CallSession
+from pipeline.text_calls import TextCallError, text_call
 from presets.models import Lang, Scene, UnicodeText, normalize_line
 from presets.owners import hash_api_key
 
@@ -68,26 +69,19 @@ async def _caller(res: Resources, call_id: str, authorization: str | None) -> st
     return await authenticate(res, authorization)
 
 
+_TEXT_CALL_STATUS = {"not_found": 404, "busy": 409, "ended": 409, "not_a_text_call": 409}
+
+
 @asynccontextmanager
 async def _text_call(res: Resources, owner_id: str, call_id: str) -> AsyncIterator[CallSession]:
-    """The live text call, resumed from its record for this request only.
-
-    Text calls keep no state in any process: every turn loads the call from Redis and
-    saves it, under the call's lock in Redis, so any instance serves any turn and two
-    turns of one call (on two instances) never interleave.
-    """
+    """The live text call for this request (:func:`pipeline.text_calls.text_call`)."""
     try:
-        async with res.calls.locked(call_id):
-            record = await res.calls.get(call_id)
-            if record is None or record.owner_id != owner_id:
-                raise ApiError(404, "not_found", f"no call {call_id}")
-            if record.channel != "text":
-                raise ApiError(409, "not_a_text_call", f"call {call_id} is a {record.channel} call")
-            if record.ended:
-                raise ApiError(409, "call_ended", f"call {call_id} has ended")
-            yield await CallSession.resume(res.services, record)
-    except CallBusy as exc:
-        raise ApiError(409, "busy", str(exc), headers={"Retry-After": "1"}) from exc
+        async with text_call(res.services, owner_id, call_id) as session:
+            yield session
+    except TextCallError as exc:
+        code = "call_ended" if exc.code == "ended" else exc.code
+        headers = {"Retry-After": "1"} if exc.code == "busy" else None
+        raise ApiError(_TEXT_CALL_STATUS[exc.code], code, str(exc), headers=headers) from exc
 
 
 @router.post("/text", status_code=201)

@@ -7,7 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.takeover import MAX_OWNER_TEXT, TakeoverError
+from pipeline.takeover import MAX_OWNER_TEXT
+from pipeline.text_calls import TextCallError
 from presets.models import CleanText
 
 from ..deps import OwnerId, ResourcesDep
@@ -26,10 +27,10 @@ class EndBody(BaseModel):
     text: CleanText | None = Field(default=None, max_length=MAX_OWNER_TEXT)
 
 
-_STATUS = {"not_found": 404, "ended": 409, "not_live": 409, "bad_sdp": 400}
+_STATUS = {"not_found": 404, "ended": 409, "not_live": 409, "bad_sdp": 400}  # others: 409
 
 
-def _error(call_id: str, exc: TakeoverError) -> ApiError:
+def _error(call_id: str, exc: TextCallError) -> ApiError:
     code = "call_ended" if exc.code == "ended" else exc.code
     return ApiError(_STATUS.get(exc.code, 409), code, str(exc))
 
@@ -40,7 +41,7 @@ async def say(call_id: str, body: SayBody, owner: OwnerId, res: ResourcesDep) ->
     assert res.live is not None
     try:
         channel = await res.live.say(owner, call_id, body.text)
-    except TakeoverError as exc:
+    except TextCallError as exc:
         raise _error(call_id, exc) from exc
     return {"call_id": call_id, "channel": channel, "text": body.text, "queued": True}
 
@@ -58,7 +59,7 @@ async def join(call_id: str, body: JoinBody, owner: OwnerId, res: ResourcesDep) 
     assert res.live is not None
     try:
         return await res.live.join(owner, call_id, sdp=body.sdp, sdp_type=body.type)
-    except TakeoverError as exc:
+    except TextCallError as exc:
         raise _error(call_id, exc) from exc
 
 
@@ -68,7 +69,7 @@ async def leave(call_id: str, owner: OwnerId, res: ResourcesDep) -> dict[str, An
     assert res.live is not None
     try:
         await res.live.leave(owner, call_id)
-    except TakeoverError as exc:
+    except TextCallError as exc:
         raise _error(call_id, exc) from exc
     return {"call_id": call_id, "joined": False}
 
@@ -79,6 +80,6 @@ async def end(call_id: str, owner: OwnerId, res: ResourcesDep, body: EndBody | N
     assert res.live is not None
     try:
         channel = await res.live.end(owner, call_id, body.text if body else None)
-    except TakeoverError as exc:
+    except TextCallError as exc:
         raise _error(call_id, exc) from exc
     return {"call_id": call_id, "channel": channel, "ending": True}
