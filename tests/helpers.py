@@ -67,7 +67,21 @@ class RedisProcess:
         self.proc = None
 
 
-class ServerThread:
+class LoopbackUrls:
+    """``base_url`` / ``ws_url`` of anything listening on 127.0.0.1:``port``."""
+
+    port: int
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+
+class ServerThread(LoopbackUrls):
     """A real uvicorn server running an app on 127.0.0.1 in a background thread."""
 
     def __init__(self, app: FastAPI, port: int | None = None) -> None:
@@ -82,14 +96,6 @@ class ServerThread:
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.thread.start()

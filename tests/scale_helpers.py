@@ -12,22 +12,18 @@ from pathlib import Path
 
 import httpx
 
-from .helpers import _wait_port, free_port
+from .helpers import LoopbackUrls, _wait_port, free_port
 
 OPS_TOKEN = "scale-test-ops-token-0123456789"
 
 
 @dataclass
-class Proc:
+class Proc(LoopbackUrls):
     name: str
     port: int
     folder: Path
     proc: subprocess.Popen[bytes]
     log: Path
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -96,7 +92,7 @@ def wait_voice_warm(p: Proc, timeout_s: float = 240) -> None:
 
 
 @dataclass
-class HAProxy:
+class HAProxy(LoopbackUrls):
     """HAProxy (Debian) in front of the instances' HTTP and WebSocket port: round-robin,
     health-checked on /readyz, so a dead, full or draining instance gets no new requests."""
 
@@ -104,14 +100,6 @@ class HAProxy:
     backends: list[Proc]
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
