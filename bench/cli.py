@@ -181,6 +181,14 @@ def bench_asr(repeats: Annotated[int, typer.Option(help="Runs per turn (best is 
     run_asr_bench(repeats=repeats)
 
 
+@bench_cli.command("rtp")
+def bench_rtp(seconds: Annotated[float, typer.Option(help="How long to receive", min=1)] = 10.0) -> None:
+    """The SIP RTP sender's 20 ms pacing on loopback: packet gaps (mean, p50, p95, p99, max)."""
+    from .rtp_pacing import run_rtp_bench
+
+    run_rtp_bench(seconds)
+
+
 @bench_cli.command("soak")
 def bench_soak(
     calls: Annotated[int, typer.Option(help="Voice calls in sequence first", min=1)] = 200,
