@@ -6,6 +6,7 @@ Reach them through :func:`get_settings` (cached); tests build their own
 
 from __future__ import annotations
 
+import base64
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -117,6 +118,16 @@ class Settings(BaseSettings):
     media_stream_secret: SecretStr | None = Field(
         default=None, description="Telnyx/Plivo streams then need a stream_token custom parameter."
     )
+    telnyx_public_key: str | None = Field(
+        default=None,
+        description="Base64 Ed25519 public key of the Telnyx account: the TeXML webhook's "
+        "telnyx-signature-ed25519 is checked (needs MEDIA_STREAM_SECRET for the stream's token).",
+    )
+    plivo_auth_token: SecretStr | None = Field(
+        default=None,
+        description="Validates X-Plivo-Signature-V3 on the Plivo answer webhook; Plivo streams then need "
+        "the stream_token our XML hands them.",
+    )
     max_voice_calls: int = Field(default=8, ge=1, description="Voice calls at once, all transports (measured budget).")
 
     # SIP (off unless a port is set).
@@ -155,6 +166,26 @@ class Settings(BaseSettings):
             raise ValueError(str(exc)) from exc
         return value
 
+    @field_validator("telnyx_public_key")
+    @classmethod
+    def _ed25519_key(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except ValueError as exc:
+            raise ValueError("telnyx_public_key must be the base64 Ed25519 public key") from exc
+        if len(raw) != 32:
+            raise ValueError("telnyx_public_key must be a 32-byte Ed25519 public key (base64)")
+        return value
+
+    @model_validator(mode="after")
+    def _telnyx_needs_a_stream_secret(self) -> Settings:
+        if self.telnyx_public_key is not None and self.media_stream_secret is None:
+            # The public key checks webhooks; the stream's token must be signed by a secret.
+            raise ValueError("CALLASSIST_TELNYX_PUBLIC_KEY needs CALLASSIST_MEDIA_STREAM_SECRET too")
+        return self
+
     @model_validator(mode="after")
     def _refuse_placeholder_secrets(self) -> Settings:
         if self.env == "production":
@@ -166,6 +197,8 @@ class Settings(BaseSettings):
             if self.twilio_auth_token is not None and not self.public_url:
                 # Signatures are over the public URL; a Host header must never stand in for it.
                 raise ValueError("CALLASSIST_PUBLIC_URL must be set with CALLASSIST_TWILIO_AUTH_TOKEN in production")
+            if self.plivo_auth_token is not None and not self.public_url:
+                raise ValueError("CALLASSIST_PUBLIC_URL must be set with CALLASSIST_PLIVO_AUTH_TOKEN in production")
         return self
 
     @property

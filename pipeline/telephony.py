@@ -53,6 +53,13 @@ class HandshakeError(Exception):
         self.reason = reason
 
 
+def _name_values(params: Any) -> dict[str, Any]:
+    """Custom parameters as a dict, also from Call Control's ``[{"name", "value"}]`` form."""
+    if isinstance(params, list):
+        return {str(p.get("name")): p.get("value") for p in params if isinstance(p, dict) and "name" in p}
+    return params if isinstance(params, dict) else {}
+
+
 def _start_info(provider: str, msg: dict[str, Any]) -> StartInfo | None:
     """Parse a provider's start message; None if ``msg`` is not one."""
     event = msg.get("event")
@@ -66,7 +73,7 @@ def _start_info(provider: str, msg: dict[str, Any]) -> StartInfo | None:
         )  # fmt: skip
     if provider == "telnyx" and event == "start":
         start = msg.get("start") or {}
-        params = start.get("custom_parameters") or start.get("customParameters") or {}
+        params = _name_values(start.get("custom_parameters") or start.get("customParameters") or {})
         fmt = start.get("media_format") or {}
         return StartInfo(
             "telnyx", str(msg.get("stream_id") or start.get("stream_id") or ""), start.get("call_control_id"),

@@ -1,4 +1,5 @@
-"""Telephony: Twilio's incoming-call webhook (TwiML) and the provider media WebSockets."""
+"""Telephony: the providers' incoming-call webhooks (Twilio TwiML, Telnyx TeXML, Plivo XML),
+each checked with the provider's own signature, and the provider media WebSockets."""
 
 from __future__ import annotations
 
@@ -17,7 +18,14 @@ from presets.models import normalize_line
 from ..deps import ResourcesDep
 from ..errors import ApiError
 from ..resources import Resources
-from ..stream_auth import check_stream_token, make_stream_token, stream_secret, twilio_signature
+from ..stream_auth import (
+    check_stream_token,
+    make_stream_token,
+    plivo_signature_valid,
+    stream_secret,
+    telnyx_signature_valid,
+    twilio_signature,
+)
 
 router = APIRouter(prefix="/telephony", tags=["telephony"])
 log = logging.getLogger(__name__)
@@ -41,14 +49,32 @@ def _ws_base(public_url: str) -> str:
     return "ws://" + base.removeprefix("http://")
 
 
-def _stream_url(request: Request, res: Resources) -> str:
+def _stream_url(request: Request, res: Resources, provider: str = "twilio") -> str:
     if res.settings.public_url:
-        return _ws_base(res.settings.public_url) + "/telephony/twilio"
+        return _ws_base(res.settings.public_url) + f"/telephony/{provider}"
     if res.settings.env == "production":
         raise ApiError(503, "unavailable", "set CALLASSIST_PUBLIC_URL", headers={"Retry-After": "60"})
     # Development only: the request's own host (never X-Forwarded-Host, which anyone can send).
     scheme = "wss" if request.url.scheme == "https" else "ws"
-    return f"{scheme}://{request.url.netloc}/telephony/twilio"
+    return f"{scheme}://{request.url.netloc}/telephony/{provider}"
+
+
+def _signed_url(request: Request, res: Resources) -> str:
+    """The URL the provider called, as it signed it (the public one, query included)."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    if res.settings.public_url:
+        return res.settings.public_url.rstrip("/") + request.url.path + query
+    return str(request.url)
+
+
+def _stream_params(
+    res: Resources, provider: str, line: str, form: dict[str, str], call_key: str
+) -> list[tuple[str, str]]:
+    params = [("line", line), ("from_number", form.get("From", "")), ("call_sid", form.get(call_key, ""))]
+    secret = stream_secret(res.settings, provider)
+    if secret is not None:
+        params.append(("stream_token", make_stream_token(secret, line)))
+    return [(k, v) for k, v in params if v]
 
 
 async def _owner_for(res: Resources, raw_line: str | None) -> tuple[str, str] | None:
@@ -94,37 +120,94 @@ async def twilio_voice(
     token = res.settings.twilio_auth_token
     if token is not None:
         # Twilio signs the whole URL it called, query string included (a <Redirect> adds one).
-        query = f"?{request.url.query}" if request.url.query else ""
-        url = (
-            (res.settings.public_url.rstrip("/") + request.url.path + query)
-            if res.settings.public_url
-            else str(request.url)
-        )
-        expected = twilio_signature(token.get_secret_value(), url, form)
+        expected = twilio_signature(token.get_secret_value(), _signed_url(request, res), form)
         if not x_twilio_signature or not hmac.compare_digest(expected, x_twilio_signature):
             raise ApiError(403, "forbidden", "invalid X-Twilio-Signature")
-    to = form.get("To") or form.get("Called")
-    resolved = await _owner_for(res, to)
+    resolved = await _owner_for(res, form.get("To") or form.get("Called"))
     if resolved is None:
         return Response(_UNKNOWN_LINE_TWIML, media_type="application/xml")
     if res.voice is not None and res.voice.slots.full:
         return _elsewhere_or_busy(request, res)
-    _, line = resolved
-    params = [
-        ("line", line),
-        ("from_number", form.get("From", "")),
-        ("call_sid", form.get("CallSid", "")),
-    ]
-    secret = stream_secret(res.settings, "twilio")
-    if secret is not None:
-        params.append(("stream_token", make_stream_token(secret, line)))
-    body = "".join(f"<Parameter name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in params if v)
-    twiml = (
+    return _connect_stream(request, res, "twilio", _stream_params(res, "twilio", resolved[1], form, "CallSid"))
+
+
+def _connect_stream(request: Request, res: Resources, provider: str, params: list[tuple[str, str]]) -> Response:
+    """TwiML (Twilio) or TeXML (Telnyx, the same verbs): the call's audio to our WebSocket."""
+    body = "".join(f"<Parameter name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in params)
+    extra = ' bidirectionalMode="rtp"' if provider == "telnyx" else ""
+    xml = (
         '<?xml version="1.0" encoding="UTF-8"?><Response><Connect>'
-        f"<Stream url={quoteattr(_stream_url(request, res))}>{body}</Stream>"
+        f"<Stream url={quoteattr(_stream_url(request, res, provider))}{extra}>{body}</Stream>"
         "</Connect></Response>"
     )
-    return Response(twiml, media_type="application/xml")
+    return Response(xml, media_type="application/xml")
+
+
+@router.post("/telnyx/voice")
+async def telnyx_voice(
+    request: Request,
+    res: ResourcesDep,
+    telnyx_signature_ed25519: Annotated[str | None, Header()] = None,
+    telnyx_timestamp: Annotated[str | None, Header()] = None,
+) -> Response:
+    """Telnyx's TeXML webhook (form-encoded like Twilio's): connect the call's audio to our
+    media WebSocket. With ``TELNYX_PUBLIC_KEY`` set the Ed25519 signature is checked."""
+    raw = await request.body()
+    key = res.settings.telnyx_public_key
+    if key is not None and not telnyx_signature_valid(key, telnyx_timestamp, raw, telnyx_signature_ed25519):
+        raise ApiError(403, "forbidden", "invalid telnyx-signature-ed25519 (or telnyx-timestamp out of range)")
+    form = {k: str(v) for k, v in (await request.form()).items()}
+    resolved = await _owner_for(res, form.get("To") or form.get("Called"))
+    if resolved is None:
+        return Response(_UNKNOWN_LINE_TWIML, media_type="application/xml")
+    if res.voice is not None and res.voice.slots.full:
+        metrics.CALLS.labels(transport="telnyx", outcome="busy").inc()
+        return Response(_BUSY_TWIML, media_type="application/xml")
+    return _connect_stream(request, res, "telnyx", _stream_params(res, "telnyx", resolved[1], form, "CallSid"))
+
+
+def _plivo_xml(body: str) -> Response:
+    return Response(f'<?xml version="1.0" encoding="UTF-8"?><Response>{body}</Response>', media_type="application/xml")
+
+
+_PLIVO_UNKNOWN = (
+    '<Speak language="en-US">Sorry, this number is not in service.</Speak>'
+    '<Speak language="zh-CN">抱歉，您拨打的号码暂时无法接通。</Speak><Hangup/>'
+)
+_PLIVO_BUSY = (
+    '<Speak language="en-US">Sorry, all our lines are busy right now. Please call again in a few minutes.</Speak>'
+    '<Speak language="zh-CN">抱歉，现在线路繁忙，请稍后再拨。</Speak><Hangup/>'
+)
+
+
+@router.post("/plivo/voice")
+async def plivo_voice(
+    request: Request,
+    res: ResourcesDep,
+    x_plivo_signature_v3: Annotated[str | None, Header()] = None,
+    x_plivo_signature_v3_nonce: Annotated[str | None, Header()] = None,
+) -> Response:
+    """Plivo's answer URL: a bidirectional ``<Stream>`` to our media WebSocket, the line and
+    the stream token in ``extraHeaders``. With ``PLIVO_AUTH_TOKEN`` set the V3 signature is checked."""
+    form = {k: str(v) for k, v in (await request.form()).items()}
+    token = res.settings.plivo_auth_token
+    if token is not None and not plivo_signature_valid(
+        token.get_secret_value(), _signed_url(request, res), form, x_plivo_signature_v3_nonce, x_plivo_signature_v3
+    ):
+        raise ApiError(403, "forbidden", "invalid X-Plivo-Signature-V3")
+    resolved = await _owner_for(res, form.get("To"))
+    if resolved is None:
+        return _plivo_xml(_PLIVO_UNKNOWN)
+    if res.voice is not None and res.voice.slots.full:
+        metrics.CALLS.labels(transport="plivo", outcome="busy").inc()
+        return _plivo_xml(_PLIVO_BUSY)
+    params = _stream_params(res, "plivo", resolved[1], form, "CallUUID")
+    headers = ",".join(f"{k}={v}" for k, v in params if "," not in v and "=" not in v)
+    stream = (
+        f'<Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" '
+        f"extraHeaders={quoteattr(headers)}>{escape(_stream_url(request, res, 'plivo'))}</Stream>"
+    )
+    return _plivo_xml(stream)
 
 
 def _twilio_signed_upgrade(ws: WebSocket, res: Resources) -> bool:
