@@ -16,8 +16,26 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from presets.models import Lang
+
 from .records import CallBusy, CallRecord, CallStore
 from .session import CallServices, CallSession
+
+# Who answers an anonymous text call to a line nobody registered: an owner with no key,
+# no lines and no presets, so the call starts, greets and takes turns like any other
+# (same status, same body, the same Redis round trips); only nobody reads its record.
+UNLISTED_OWNERS: dict[Lang, tuple[str, str]] = {
+    "en": ("own_unlisted_en", "the owner"),
+    "zh": ("own_unlisted_zh", "机主"),
+}
+
+
+async def unlisted_owner(services: CallServices, lang: Lang | None) -> str:
+    """The owner id that answers anonymous calls to unregistered lines in ``lang``."""
+    chosen: Lang = lang or "en"
+    owner_id, name = UNLISTED_OWNERS[chosen]
+    await services.owners.ensure_unlisted_owner(owner_id, name, chosen)
+    return owner_id
 
 
 class TextCallError(Exception):

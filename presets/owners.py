@@ -66,6 +66,16 @@ class OwnerStore:
         await self._run_hooks(owner.owner_id, default_profile(owner))
         return owner, api_key
 
+    async def ensure_unlisted_owner(self, owner_id: str, name: str, lang: Lang) -> None:
+        """An owner with no API key, no lines and no place in the owner list (idempotent):
+        it answers anonymous text calls to lines nobody registered, so that such a call
+        looks like one to a registered line (see ``pipeline.text_calls``)."""
+        owner = Owner(owner_id=owner_id, name=name, lang=lang)
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.hsetnx(f"ca:owner:{owner_id}", "json", owner.model_dump_json())
+            pipe.set(f"ca:owner:{owner_id}:profile", default_profile(owner).model_dump_json(), nx=True)
+            await pipe.execute()
+
     async def get_owner(self, owner_id: str) -> Owner:
         raw = await self._r.hget(f"ca:owner:{owner_id}", "json")
         if raw is None:

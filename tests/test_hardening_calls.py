@@ -124,3 +124,61 @@ async def test_anonymous_call_kept_briefly_until_it_proves_real(
         await caller.post(f"/v1/calls/{call['call_id']}/turns", json={"text": "I'm his colleague Sam."}, headers=auth)
         assert r.ttl(key) > 120  # two turns with words: the normal retention
     r.close()
+
+
+def _shape(value: object) -> object:
+    """The JSON's structure (keys and types), not its values."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [_shape(v) for v in value[:1]]
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_an_unknown_line_looks_like_a_known_one_to_an_anonymous_caller(
+    redis_server: RedisProcess, clean_redis: RedisProcess, tmp_path: Path, lang: str
+) -> None:
+    """docs/security.md: anonymous text calls must not reveal which lines are registered.
+    Same status, same body shape and the same code path (timing printed, -s); owners
+    with their key still get a clear 404 naming the line."""
+    import time
+
+    settings = make_settings(redis_server.url, tmp_path, text_calls_per_address_per_minute=100)
+    with serve(create_app(settings)) as server:
+        owner = await _owner_with_lines(server, redis_server.url, "+15550001")
+        async with httpx.AsyncClient(base_url=server.base_url) as caller:
+            answers: dict[str, list[httpx.Response]] = {"known": [], "unknown": []}
+            took: dict[str, list[float]] = {"known": [], "unknown": []}
+            for i in range(4):
+                for kind, line in (("known", "+15550001"), ("unknown", f"+1555077{i}")):
+                    t0 = time.perf_counter()
+                    answers[kind].append(await caller.post("/v1/calls/text", json={"line": line, "lang": lang}))
+                    took[kind].append(time.perf_counter() - t0)
+            known, unknown = answers["known"][0], answers["unknown"][0]
+            assert known.status_code == unknown.status_code == 201, unknown.text
+            assert _shape(known.json()) == _shape(unknown.json())
+            assert unknown.json()["call_id"].startswith("call_") and unknown.json()["call_token"].startswith("ct_")
+            assert unknown.json()["lang"] == lang and unknown.json()["greeting"]
+            # The calls go on alike: turns, then hang-up, with the call token.
+            turns = []
+            for start in (known, unknown):
+                auth = {"Authorization": f"Bearer {start.json()['call_token']}"}
+                url = f"/v1/calls/{start.json()['call_id']}"
+                text = "Hello, I have a parcel." if lang == "en" else "你好，有你的快递。"
+                turns.append(await caller.post(url + "/turns", json={"text": text}, headers=auth))
+                assert (await caller.post(url + "/hangup", headers=auth)).status_code == 200
+            assert turns[0].status_code == turns[1].status_code == 200
+            assert _shape(turns[0].json()) == _shape(turns[1].json())
+            print(
+                "anonymous start, median s:",
+                {k: round(sorted(v)[len(v) // 2], 4) for k, v in took.items()},
+            )
+            # Owners get a clear error with their key, and the unknown line's calls are in
+            # no owner's list.
+            mine = await caller.post(
+                "/v1/calls/text", json={"line": "+15550770"}, headers={"Authorization": owner["auth"]}
+            )
+            assert mine.status_code == 404 and mine.json()["error"]["field"] == "line"
+            listed = (await caller.get("/v1/calls", headers={"Authorization": owner["auth"]})).json()["calls"]
+            assert {c["call_id"] for c in listed} == {a.json()["call_id"] for a in answers["known"]}

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.records import CallRecord
 from pipeline.session import CallSession
-from pipeline.text_calls import TextCallError, text_call
+from pipeline.text_calls import TextCallError, text_call, unlisted_owner
 from presets.models import Lang, Scene, UnicodeText, normalize_line
 from presets.owners import hash_api_key
 
@@ -103,6 +103,10 @@ async def start_text_call(
         except ValueError as exc:
             raise ApiError(422, "validation_error", f"line: {exc}", field="line") from exc
         line_owner = await res.owners.owner_for_line(line)
+        if line_owner is None and anonymous:
+            # An anonymous caller must not learn which lines are registered: a line nobody
+            # registered answers like one that is (owners with a key get the 404 below).
+            line_owner = await unlisted_owner(res.services, body.lang)
         if line_owner is None or (owner_id is not None and line_owner != owner_id):
             raise ApiError(404, "not_found", f"no line {line}", field="line")
         owner_id = line_owner
