@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await resources.open_gateways()
         resources.services.liveness.start()  # heartbeat + reaping of dead instances' calls
         await resources.start_owner_loop()
+        await resources.calls.recover_spool()  # record saves a previous process could not make
         try:
             yield
         finally:

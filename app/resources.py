@@ -19,6 +19,7 @@ from pipeline.realizers import LLMRealizer, Realizer, TemplateRealizer
 from pipeline.records import CallStore
 from pipeline.screening import Screener
 from pipeline.session import CallServices
+from pipeline.spool import RecordSpool
 from pipeline.takeover import LiveCalls
 from pipeline.takeover_relay import TakeoverRelay
 from pipeline.ttft import AdmissionResult, Endpoint, EndpointHealth, admit
@@ -145,7 +146,10 @@ class Resources:
             wait_timeout_ms=settings.redis_wait_timeout_ms,
         )
         owners = OwnerStore(redis)
-        calls = CallStore(redis, settings.call_retention_s, unproven_retention_s=settings.unproven_call_retention_s)
+        spool = RecordSpool(settings.data_dir / "spool", max_bytes=int(settings.record_spool_max_mb * 1024 * 1024))
+        calls = CallStore(
+            redis, settings.call_retention_s, unproven_retention_s=settings.unproven_call_retention_s, spool=spool
+        )
         services = CallServices(
             redis=redis, owners=owners, presets=presets, calls=calls,
             realizer=make_realizer(settings), embedder=embedder,

@@ -129,6 +129,9 @@ class Settings(BaseSettings):
         "the stream_token our XML hands them.",
     )
     max_voice_calls: int = Field(default=8, ge=1, description="Voice calls at once, all transports (measured budget).")
+    record_spool_max_mb: float = Field(
+        default=64, gt=0, description="Disk spool of record saves queued while Redis is down (pipeline/spool.py)."
+    )
 
     # SIP (off unless a port is set).
     sip_host: str = "127.0.0.1"

@@ -29,6 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from presets.models import utcnow
 
 from . import metrics
+from .spool import RecordSpool, SpooledSave
 
 log = logging.getLogger(__name__)
 
@@ -202,8 +203,10 @@ class CallStore:
         *,
         unproven_retention_s: int | None = None,
         retry: RetryOptions | None = None,
+        spool: RecordSpool | None = None,
     ) -> None:
         self._r = redis
+        self.spool = spool  # queued saves also on disk (pipeline/spool.py)
         self.retention_s = retention_s
         self.unproven_retention_s = min(retention_s, unproven_retention_s or retention_s)
         self.retry = retry or RetryOptions()
@@ -239,6 +242,7 @@ class CallStore:
         pending = self._pending.get(record.call_id)
         if pending is not None and pending.revision <= record.revision:
             del self._pending[record.call_id]
+            self._spool_done()
         return True
 
     @property
@@ -251,6 +255,8 @@ class CallStore:
             self._pending[call_id] = old
             return
         self._pending[call_id] = _Pending(revision, args, old.since if old else time.monotonic())
+        if self.spool is not None:
+            self.spool.append(SpooledSave(call_id, revision, args), compact=self._queued)
         while len(self._pending) > self.retry.max_pending:
             self._give_up(next(iter(self._pending)))
         if self._retrier is None or self._retrier.done():
@@ -275,7 +281,28 @@ class CallStore:
                 return False
             if self._pending.get(call_id) is item:
                 del self._pending[call_id]
+        self._spool_done()
         return True
+
+    def _queued(self) -> list[SpooledSave]:
+        return [SpooledSave(c, p.revision, p.args) for c, p in self._pending.items()]
+
+    def _spool_done(self) -> None:
+        if self.spool is not None and not self._pending:
+            self.spool.clear()
+
+    async def recover_spool(self) -> int:
+        """Queue again the saves that processes gone before us left in the spool (in the
+        order written; the newest revision of each record wins) and retry them."""
+        if self.spool is None:
+            return 0
+        entries, files = self.spool.recover()
+        for e in entries:
+            self._queue(e.call_id, e.revision, e.args)
+        self.spool.forget(files)  # spooled again here (fsync'd) first
+        if entries:
+            log.warning("replaying call records left in the spool", extra={"saves": len(entries)})
+        return len(entries)
 
     async def _retry_loop(self) -> None:
         delay = self.retry.first_delay_s
@@ -294,6 +321,12 @@ class CallStore:
             self._retrier.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._retrier
+        if self.spool is not None:
+            if self._pending:  # durable: the next start replays them
+                log.warning("call records left in the spool for the next start", extra={"saves": len(self._pending)})
+            self.spool.close()
+            self._pending.clear()
+            return
         for call_id in list(self._pending):
             self._give_up(call_id)
 
