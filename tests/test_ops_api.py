@@ -105,6 +105,24 @@ def test_series_percentiles_and_increases_are_over_the_window() -> None:
     assert len(series.points) == 5  # the ring buffer keeps `capacity` points
 
 
+def test_the_first_point_is_its_own_baseline() -> None:
+    """The metrics are process-wide: a series that starts in a process that already
+    served calls (another app in the same test process, e.g. voice tests before the ops
+    dashboard's) must not show their latencies as this window's."""
+    inf = float("inf")
+    series = Series(interval_s=1, window_s=10, capacity=5)
+    old = Snapshot(t=100)
+    old.histograms[("voice_to_voice", "")] = Buckets((1.0, inf), (7.0, 7.0))
+    old.counters[("turns", "")] = 50
+    first = series.add(old)
+    assert first["latency"]["voice_to_voice"]["count"] == 0 and first["latency"]["voice_to_voice"]["p50"] is None
+    assert first["window"]["turns"] == 0 and first["totals"]["turns"] == 50
+    now = Snapshot(t=101)
+    now.histograms[("voice_to_voice", "")] = Buckets((1.0, inf), (8.0, 8.0))
+    now.counters[("turns", "")] = 51
+    assert series.add(now)["latency"]["voice_to_voice"]["count"] == 1  # what happened since
+
+
 # ---------------------------------------------------------------- /metrics ----
 
 

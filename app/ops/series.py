@@ -206,14 +206,16 @@ class Series:
         return best
 
     def add(self, snap: Snapshot) -> dict[str, Any]:
-        point = derive_point(snap, self.baseline(snap.t))
+        # The first point is its own baseline: the metrics are process-wide and hold
+        # whatever happened before this series began (in tests: other apps' calls).
+        point = derive_point(snap, self.baseline(snap.t) or snap)
         self._raw.append(snap)
         self.points.append(point)
         return point
 
     def current(self, snap: Snapshot) -> dict[str, Any]:
         """A point for right now, not kept."""
-        return derive_point(snap, self.baseline(snap.t))
+        return derive_point(snap, self.baseline(snap.t) or snap)
 
     def since(self, t: float | None) -> list[dict[str, Any]]:
         if t is None:
