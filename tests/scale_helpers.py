@@ -84,7 +84,10 @@ def wait_voice_warm(p: Proc, timeout_s: float = 240) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         assert p.alive(), p.log.read_text()[-3000:]
-        voice = httpx.get(p.base_url + "/readyz", timeout=5).json().get("voice", {})
+        try:
+            voice = httpx.get(p.base_url + "/readyz", timeout=5).json().get("voice", {})
+        except httpx.TimeoutException:
+            continue  # busy loading models on a loaded machine: ask again
         if voice.get("warm"):
             return
         time.sleep(0.5)
