@@ -2,8 +2,10 @@
 the handler runs, then our BYE), the caller's BYE, CANCEL, re-INVITE and INFO (RFC 4733
 key presses over ``application/dtmf-relay``), and our own BYE as a UAC transaction.
 
-:class:`DialogRequests` is a mixin of :class:`pipeline.sip.server.SipServer`, which owns
-the state (calls, transactions) and the primitives declared below.
+:class:`DialogRequests` sits between :class:`pipeline.sip.base.SipBase` (the state and
+the primitives) and :class:`pipeline.sip.server.SipServer` (receiving, INVITE); the
+INVITE's final answer (:meth:`DialogRequests._final`, retransmitted until ACK) is here
+because it is what a dialog starts or ends with.
 """
 
 from __future__ import annotations
@@ -12,60 +14,51 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import metrics
 from . import sdp
+from .base import SipBase
 from .dialog import SipCall
 from .invite import T1, T2, TIMEOUT_64T1, InviteTransaction
 from .message import SipMessage, SipParseError
 
 if TYPE_CHECKING:
-    from .server import CallHandler, SipConfig
+    pass
 
 log = logging.getLogger("pipeline.sip.server")  # one logger for the SIP server
 
 
-class DialogRequests:
+class DialogRequests(SipBase):
     """Requests inside a dialog, and the dialog's end."""
 
-    config: SipConfig
-    handler: CallHandler
-    calls: dict[str, SipCall]
-    _invites: dict[str, InviteTransaction]
-    _client: dict[str, asyncio.Future[SipMessage]]
+    def _final(
+        self,
+        tx: InviteTransaction,
+        status: int,
+        *,
+        extra: list[tuple[str, str]] | None = None,
+        body: bytes = b"",
+        reason: str | None = None,
+        warning: str | None = None,
+    ) -> None:
+        """A final answer to the INVITE, retransmitted until ACK (or 32 s)."""
+        tx.finish(status, extra=extra, body=body, reason=reason, warning=warning)
+        self._spawn(tx.retransmit(lambda: self._no_ack(tx)), background=True)
+        if status >= 300:
+            if self.calls.get(tx.call.call_id) is tx.call:
+                del self.calls[tx.call.call_id]
+            tx.call.state = "terminated"
+            metrics.CALLS.labels(transport="sip", outcome=f"rejected_{status}").inc()
 
-    if TYPE_CHECKING:
-
-        def _send(self, data: bytes, addr: tuple[str, int]) -> None: ...
-
-        def _spawn(self, coro: Any, *, background: bool = False) -> asyncio.Task[Any]: ...
-
-        def _reply(
-            self,
-            req: SipMessage,
-            addr: tuple[str, int],
-            status: int,
-            *,
-            extra: list[tuple[str, str]] | None = None,
-            reason: str | None = None,
-            to_tag: str | None = None,
-        ) -> bytes: ...
-
-        def _final(
-            self,
-            tx: InviteTransaction,
-            status: int,
-            *,
-            extra: list[tuple[str, str]] | None = None,
-            body: bytes = b"",
-            reason: str | None = None,
-            warning: str | None = None,
-        ) -> None: ...
-
-        def _hostport(self) -> str: ...
-
-        def _contact(self) -> str: ...
+    async def _no_ack(self, tx: InviteTransaction) -> None:
+        if tx.final == 200 and tx.call.state == "early":
+            # The caller never confirmed the call: end it (RFC 3261 13.3.1.4).
+            tx.call.end_reason = "no_ack"
+            tx.call.state = "confirmed"
+            # One BYE, not retransmitted: the source may be spoofed (no amplification).
+            await self._send_bye(tx.call, wait_s=T1 / 2)
+            await self._release(tx.call)
 
     def _ack(self, msg: SipMessage) -> None:
         tx = self._invites.get(msg.branch)

@@ -13,6 +13,9 @@ RTP to a call handler, and hangs up.
 
 Responses go back to the request's source address (RFC 3581 symmetric response
 routing), which also suits a proxy such as Kamailio in front.
+
+This module receives and dispatches, and runs INVITE admission; the established dialogs
+are in :mod:`pipeline.sip.dialogs`, the shared state and primitives in :mod:`pipeline.sip.base`.
 """
 
 from __future__ import annotations
@@ -27,17 +30,16 @@ from typing import Any, Protocol
 from .. import metrics
 from . import message as sipmsg
 from . import sdp
+from .base import ALLOW
 from .dialog import SipCall
 from .dialogs import DialogRequests
-from .invite import T1, TIMEOUT_64T1, InviteTransaction
+from .invite import InviteTransaction
 from .media import RtpSession
-from .message import SipMessage, SipParseError, response_to, stamp_via
+from .message import SipMessage, SipParseError
 
 log = logging.getLogger(__name__)
 
-ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO"
 KNOWN_NOT_ALLOWED = {"REGISTER", "SUBSCRIBE", "NOTIFY", "PUBLISH", "MESSAGE", "REFER", "UPDATE", "PRACK"}
-TX_CACHE_LIMIT = 10_000
 BUSY_RETRY_AFTER_S = 30
 
 
@@ -89,19 +91,6 @@ class _Protocol(asyncio.DatagramProtocol):
 class SipServer(DialogRequests):
     """Listen with :meth:`start`; :meth:`close` hangs up every call and stops."""
 
-    def __init__(self, config: SipConfig, handler: CallHandler) -> None:
-        self.config = config
-        self.handler = handler
-        self.calls: dict[str, SipCall] = {}
-        self.port = config.port
-        self._transport: asyncio.DatagramTransport | None = None
-        self._invites: dict[str, InviteTransaction] = {}  # by INVITE branch
-        self._done: dict[tuple[str, str], tuple[bytes, float]] = {}  # non-INVITE responses, for retransmissions
-        self._client: dict[str, asyncio.Future[SipMessage]] = {}  # our requests (BYE), by branch
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._timers: set[asyncio.Task[Any]] = set()
-        self.counters: dict[str, int] = {}
-
     # ---------------------------------------------------------- lifecycle ----
 
     async def start(self) -> None:
@@ -136,23 +125,7 @@ class SipServer(DialogRequests):
             self._transport.close()
             self._transport = None
 
-    def _spawn(self, coro: Any, *, background: bool = False) -> asyncio.Task[Any]:
-        """A tracked task; ``background`` ones (retransmission timers) are simply
-        cancelled on close, the others (calls, BYEs) get a few seconds to finish."""
-        task = asyncio.get_running_loop().create_task(coro)
-        tasks = self._timers if background else self._tasks
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-        return task
-
-    def _count(self, key: str) -> None:
-        self.counters[key] = self.counters.get(key, 0) + 1
-
     # ------------------------------------------------------------ receive ----
-
-    def _send(self, data: bytes, addr: tuple[str, int]) -> None:
-        if self._transport is not None:
-            self._transport.sendto(data, addr)
 
     def _datagram(self, data: bytes, addr: tuple[str, int]) -> None:
         if not data.strip(b"\r\n\t "):
@@ -224,33 +197,6 @@ class SipServer(DialogRequests):
         else:
             self._reply(msg, addr, 501, extra=[("Allow", ALLOW)])
 
-    def _capabilities(self) -> list[tuple[str, str]]:
-        return [("Allow", ALLOW), ("Accept", "application/sdp"), ("Server", self.config.user_agent)]
-
-    def _reply(
-        self,
-        req: SipMessage,
-        addr: tuple[str, int],
-        status: int,
-        *,
-        extra: list[tuple[str, str]] | None = None,
-        reason: str | None = None,
-        to_tag: str | None = None,
-    ) -> bytes:
-        res = response_to(req, status, to_tag=to_tag or sipmsg.new_tag(), extra=extra, reason=reason)
-        stamp_via(res, addr)
-        data = res.encode()
-        self._send(data, addr)
-        if req.method not in ("INVITE", "ACK") and status >= 200:
-            self._remember(req, data)
-        return data
-
-    def _remember(self, req: SipMessage, data: bytes) -> None:
-        now = time.monotonic()
-        if len(self._done) > TX_CACHE_LIMIT or (self._done and next(iter(self._done.values()))[1] < now):
-            self._done = {k: v for k, v in self._done.items() if v[1] > now}
-        self._done[(req.branch, req.method or "")] = (data, now + TIMEOUT_64T1)
-
     # ------------------------------------------------------------- INVITE ----
 
     def _invite(self, msg: SipMessage, addr: tuple[str, int]) -> None:
@@ -292,34 +238,6 @@ class SipServer(DialogRequests):
         self.calls[call.call_id] = call
         tx.admit_task = self._spawn(self._admit(tx))
 
-    def _final(
-        self,
-        tx: InviteTransaction,
-        status: int,
-        *,
-        extra: list[tuple[str, str]] | None = None,
-        body: bytes = b"",
-        reason: str | None = None,
-        warning: str | None = None,
-    ) -> None:
-        """A final answer to the INVITE, retransmitted until ACK (or 32 s)."""
-        tx.finish(status, extra=extra, body=body, reason=reason, warning=warning)
-        self._spawn(tx.retransmit(lambda: self._no_ack(tx)), background=True)
-        if status >= 300:
-            if self.calls.get(tx.call.call_id) is tx.call:
-                del self.calls[tx.call.call_id]
-            tx.call.state = "terminated"
-            metrics.CALLS.labels(transport="sip", outcome=f"rejected_{status}").inc()
-
-    async def _no_ack(self, tx: InviteTransaction) -> None:
-        if tx.final == 200 and tx.call.state == "early":
-            # The caller never confirmed the call: end it (RFC 3261 13.3.1.4).
-            tx.call.end_reason = "no_ack"
-            tx.call.state = "confirmed"
-            # One BYE, not retransmitted: the source may be spoofed (no amplification).
-            await self._send_bye(tx.call, wait_s=T1 / 2)
-            await self._release(tx.call)
-
     async def _admit(self, tx: InviteTransaction) -> int | None:
         call = tx.call
         try:
@@ -359,10 +277,3 @@ class SipServer(DialogRequests):
             body=body.encode(),
         )
         return None
-
-    def _hostport(self) -> str:
-        host = self.config.public_host
-        return f"{f'[{host}]' if ':' in host else host}:{self.port}"
-
-    def _contact(self) -> str:
-        return f"<sip:callassist@{self._hostport()}>"
