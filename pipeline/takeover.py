@@ -1,4 +1,5 @@
-"""Take-over: the owner speaks into a live call (``say``) or ends it (``end``).
+"""Take-over: the owner speaks into a live call (``say``), ends it (``end``), or joins it
+with their own voice (``join`` / ``leave``), on whichever instance carries it.
 
 :class:`LiveCalls` is the one registry of calls that can be taken over in this process:
 voice calls (Twilio / Telnyx / Plivo WebSocket, WebRTC, SIP) register while their
@@ -85,16 +86,34 @@ class LiveCalls:
                 await self.relay.forget(call_id)
 
     async def relayed(self, message: dict[str, Any]) -> None:
-        """``say``/``end`` relayed from another instance for a call carried here."""
+        """A take-over relayed from another instance for a call carried here; a request
+        with ``reply_to`` (``join``, ``leave``) gets its answer or error back."""
+        reply_to = message.get("reply_to")
+        try:
+            answer: dict[str, Any] = await self._apply(message)
+        except TakeoverError as exc:
+            answer = {"error": exc.code, "message": str(exc)}
+        if isinstance(reply_to, str) and self.relay is not None:
+            await self.relay.reply(reply_to, answer)
+
+    async def _apply(self, message: dict[str, Any]) -> dict[str, Any]:
         call_id, owner_id = str(message.get("call_id")), str(message.get("owner_id"))
         control = self._live(owner_id, call_id)
         if control is None:
-            return
-        text = message.get("text")
-        if message.get("op") == "say" and isinstance(text, str):
+            raise TakeoverError("not_live", f"call {call_id} is not carried here any more")
+        op, text = message.get("op"), message.get("text")
+        if op == "say" and isinstance(text, str):
             await control.owner_say(text)
-        elif message.get("op") == "end":
+        elif op == "end":
             await control.owner_end(text if isinstance(text, str) else None)
+        elif op == "join":
+            sdp, sdp_type = message.get("sdp"), message.get("type")
+            if not isinstance(sdp, str) or not isinstance(sdp_type, str):
+                raise TakeoverError("bad_sdp", "the SDP offer is malformed or unsupported")
+            return await control.owner_join(sdp=sdp, sdp_type=sdp_type, ice_servers=self.ice_servers)
+        elif op == "leave":
+            await control.owner_leave()
+        return {}
 
     def voice(self, call_id: str) -> LiveControl | None:
         return self._voice.get(call_id)
@@ -133,14 +152,21 @@ class LiveCalls:
         return "text"
 
     async def join(self, owner_id: str, call_id: str, *, sdp: str, sdp_type: str) -> dict[str, str]:
-        """The owner's own voice into a live voice call (WebRTC offer -> answer)."""
-        control = await self._voice_control(owner_id, call_id)
-        return await control.owner_join(sdp=sdp, sdp_type=sdp_type, ice_servers=self.ice_servers)
+        """The owner's own voice into a live voice call (WebRTC offer -> answer), on
+        whichever instance carries the call (relayed there, answer relayed back)."""
+        control = self._live(owner_id, call_id)
+        if control is not None:
+            return await control.owner_join(sdp=sdp, sdp_type=sdp_type, ice_servers=self.ice_servers)
+        answer = await self._relay_request(owner_id, call_id, {"op": "join", "sdp": sdp, "type": sdp_type})
+        return {str(k): str(v) for k, v in answer.items()}
 
     async def leave(self, owner_id: str, call_id: str) -> None:
         """The owner hands the call back to the assistant."""
-        control = await self._voice_control(owner_id, call_id)
-        await control.owner_leave()
+        control = self._live(owner_id, call_id)
+        if control is not None:
+            await control.owner_leave()
+            return
+        await self._relay_request(owner_id, call_id, {"op": "leave"})
 
     def _live(self, owner_id: str, call_id: str) -> LiveControl | None:
         """This owner's live voice call in this process, if it is one."""
@@ -158,14 +184,19 @@ class LiveCalls:
             pipe.expire(_outbox_key(session.call_id), 3600)
             await pipe.execute()
 
-    async def _voice_control(self, owner_id: str, call_id: str) -> LiveControl:
-        control = self._live(owner_id, call_id)
-        if control is not None:
-            return control
+    async def _relay_request(self, owner_id: str, call_id: str, message: dict[str, Any]) -> dict[str, Any]:
+        """A voice call carried by another instance: ``message`` there, its answer back."""
         record = await self._open_record(owner_id, call_id)
         if record.channel == "text":
             raise TakeoverError("not_voice", f"call {call_id} is a text call: there is no audio to join")
-        raise TakeoverError("not_live", f"call {call_id} is carried by another instance (or just ended)")
+        answer = None
+        if self.relay is not None:
+            answer = await self.relay.request(call_id, {**message, "owner_id": owner_id})
+        if answer is None:
+            raise TakeoverError("not_live", f"call {call_id} is a {record.channel} call no instance carries now")
+        if "error" in answer:
+            raise TakeoverError(str(answer["error"]), str(answer.get("message", "")))
+        return answer
 
     async def take_outbox(self, call_id: str) -> list[str]:
         """The owner's words not yet shown to a text caller (and forget them)."""

@@ -1,5 +1,5 @@
-"""Take-over across instances: ``say`` / ``end`` for a voice call whose audio another
-instance carries, over Redis pub/sub.
+"""Take-over across instances: ``say`` / ``end`` / ``join`` / ``leave`` for a voice call
+whose audio another instance carries, over Redis pub/sub.
 
 While a voice call runs, its instance keeps ``ca:live:{call_id}`` = its instance id (TTL
 refreshed at each registration, removed at the end) and listens on
@@ -7,6 +7,12 @@ refreshed at each registration, removed at the end) and listens on
 publishes ``{"op", "call_id", "owner_id", "text"}`` there; the owner check is made
 again on the receiving side. Delivery is at most once: if no instance is listening the
 sender gets ``not_live``.
+
+``join`` needs an answer (the owner's WebRTC offer -> the holding instance's SDP answer):
+the request carries ``reply_to``; the holding instance pushes its answer (or
+``{"error", "message"}``) to the list ``ca:takeover:reply:{reply_to}`` (60 s TTL) and the
+asking instance waits for it with ``BLPOP`` for :data:`REPLY_WAIT_S`. The owner's media
+then flows straight to the holding instance (its ICE candidates are in the answer).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from . import metrics
 log = logging.getLogger(__name__)
 
 LIVE_TTL_S = 6 * 3600
+REPLY_WAIT_S = 8.0  # under the listener client's socket timeout (EVENTS_BLOCK_S + 5)
 
 
 def live_key(call_id: str) -> str:
@@ -34,6 +41,10 @@ def live_key(call_id: str) -> str:
 
 def channel(instance_id: str) -> str:
     return f"ca:takeover:{instance_id}"
+
+
+def reply_key(request_id: str) -> str:
+    return f"ca:takeover:reply:{request_id}"
 
 
 Deliver = Callable[[dict[str, Any]], Awaitable[None]]
@@ -62,6 +73,26 @@ class TakeoverRelay:
             return False
         receivers = await self._r.publish(channel(str(instance)), json.dumps({**message, "call_id": call_id}))
         return int(receivers) > 0
+
+    async def request(
+        self, call_id: str, message: dict[str, Any], *, wait_s: float = REPLY_WAIT_S
+    ) -> dict[str, Any] | None:
+        """``message`` to the instance carrying ``call_id``, and its answer; None if no
+        instance listens or none answers within ``wait_s``."""
+        request_id = uuid.uuid4().hex
+        if not await self.send(call_id, {**message, "reply_to": request_id}):
+            return None
+        got = await self._listener.blpop([reply_key(request_id)], timeout=wait_s)
+        if got is None:
+            return None
+        answer = json.loads(got[1])
+        return answer if isinstance(answer, dict) else None
+
+    async def reply(self, request_id: str, answer: dict[str, Any]) -> None:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.rpush(reply_key(request_id), json.dumps(answer))
+            pipe.expire(reply_key(request_id), 60)
+            await pipe.execute()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="takeover-relay")

@@ -1,8 +1,9 @@
 """Scale-out, proven on loopback: two CallAssist processes, one Redis, HAProxy in front
 of HTTP and WebSocket. Text calls spread over both instances (any instance serves any
-turn); voice calls over the Twilio wire format; ``kill -9`` of one instance mid-call
-loses no record beyond the last turn (the survivor closes those calls as interrupted)
-and the other instance keeps serving."""
+turn); voice calls over the Twilio wire format; the owner joins a call held by one
+instance through the other; ``kill -9`` of one instance mid-call loses no record beyond
+the last turn (the survivor closes those calls as interrupted) and the other instance
+keeps serving. (The tests run in file order: the later ones stop the instances.)"""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisProce
         "CALLASSIST_INSTANCE_TTL_S": "2",
         "CALLASSIST_SILENCE_TIMEOUT_S": "8",
         "CALLASSIST_PUBLIC_URL": f"http://127.0.0.1:{proxy_port}",
+        "CALLASSIST_WEBRTC_ICE_HOSTS": '["127.0.0.1"]',  # the owner's join leg, on one machine
     }
     procs = [start_instance(n, redis.url, tmp, voice=True, **env) for n in ("pod-a", "pod-b")]
     proxy = HAProxy(tmp / "haproxy", procs, port=proxy_port)
@@ -80,6 +82,56 @@ async def _text_call(api: httpx.AsyncClient, i: int) -> str:
             break
     await api.post(f"/v1/calls/{call_id}/hangup")
     return call_id
+
+
+async def test_owner_joins_a_call_held_by_the_other_instance(world: tuple[RedisProcess, list[Proc], HAProxy]) -> None:
+    """issue 16: the owner's console request lands on the instance that does not carry the
+    call's audio; the join is relayed to the one that does (Redis), its SDP answer comes
+    back, and the owner's voice reaches the caller; leave is relayed the same way."""
+    import numpy as np
+    import soxr
+    from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+
+    from .test_webrtc import SpeechTrack
+
+    redis, procs, proxy = world
+    line = "+15550142002"
+    _, key = await _owner(redis.url)
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=proxy.base_url, headers=headers, timeout=30) as api:
+        (await api.put(f"/v1/lines/{line}")).raise_for_status()
+        call = PhoneCall(f"{proxy.ws_url}/telephony/twilio", line)
+        await call.connect()
+        await call.listen(max_wait_s=30)
+        cid = (await api.get("/v1/calls", params={"limit": 1})).json()["calls"][0]["call_id"]
+        holder = (await api.get(f"/v1/calls/{cid}")).json()["instance"]
+        other = next(p for p in procs if p.name != holder)
+
+        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        spoken = PiperEngine().synthesize("This is Alex speaking. I will be right down.")
+        at_48k = soxr.resample(np.frombuffer(spoken.pcm, np.int16).astype(np.float32) / 32768, spoken.rate, 48000)
+        pc.addTransceiver(SpeechTrack((at_48k * 32767).astype(np.int16), 1.0), direction="sendrecv")
+        try:
+            await pc.setLocalDescription(await pc.createOffer())
+            async with httpx.AsyncClient(base_url=other.base_url, headers=headers, timeout=30) as there:
+                r = await there.post(f"/v1/calls/{cid}/join", json={"sdp": pc.localDescription.sdp, "type": "offer"})
+                assert r.status_code == 200, r.text
+                assert r.json()["type"] == "answer" and r.json()["pc_id"]
+                await pc.setRemoteDescription(RTCSessionDescription(sdp=r.json()["sdp"], type="answer"))
+                bad = await there.post(f"/v1/calls/{cid}/join", json={"sdp": "v=0 nonsense", "type": "offer"})
+                assert bad.status_code == 409, bad.text  # the holder's own answer: already joined
+                heard = await call.listen(max_wait_s=20, quiet_s=1.5)  # the owner's voice, via the holder
+                assert heard.audio and len(heard.audio) >= 8000, "the caller did not hear the owner"
+                r = await there.post(f"/v1/calls/{cid}/leave")
+                assert r.status_code == 200, r.text
+                again = await there.post(f"/v1/calls/{cid}/leave")
+                assert again.status_code == 409 and again.json()["error"]["code"] == "not_joined", again.text
+        finally:
+            await pc.close()
+        await call.hangup()
+        await asyncio.sleep(1.0)
+        record = (await api.get(f"/v1/calls/{cid}")).json()
+        assert record["stats"]["owner_joins"] == 1 and record["instance"] == holder
 
 
 async def test_text_and_voice_calls_spread_and_a_killed_instance_loses_nothing_beyond_the_last_turn(
