@@ -220,8 +220,8 @@ def stream_token(
     provider: Annotated[str, typer.Option(help="twilio, telnyx or plivo")] = "telnyx",
 ) -> None:
     """Print a short-lived stream_token for a media stream to LINE (give it as the stream's
-    custom parameter ``stream_token``; needs CALLASSIST_MEDIA_STREAM_SECRET or, for Twilio,
-    CALLASSIST_TWILIO_AUTH_TOKEN)."""
+    custom parameter ``stream_token``; needs CALLASSIST_MEDIA_STREAM_SECRET or, for Twilio /
+    Plivo, CALLASSIST_TWILIO_AUTH_TOKEN / CALLASSIST_PLIVO_AUTH_TOKEN)."""
     from presets.models import normalize_line
 
     from .stream_auth import STREAM_TOKEN_TTL_S, make_stream_token, stream_secret
