@@ -93,6 +93,9 @@ class LiveCalls:
             answer: dict[str, Any] = await self._apply(message)
         except TakeoverError as exc:
             answer = {"error": exc.code, "message": str(exc)}
+        except Exception:
+            log.exception("relayed take-over failed", extra={"op": message.get("op")})
+            answer = {"error": "failed", "message": "the instance carrying the call could not do it"}
         if isinstance(reply_to, str) and self.relay is not None:
             await self.relay.reply(reply_to, answer)
 
