@@ -221,4 +221,7 @@ class LiveCalls:
         raise TakeoverError("not_live", f"call {call_id} is a {record.channel} call no instance carries now")
 
     async def _open_record(self, owner_id: str, call_id: str) -> CallRecord:
-        return await open_record(self.services.calls, owner_id, call_id)
+        try:
+            return await open_record(self.services.calls, owner_id, call_id)
+        except TextCallError as exc:
+            raise TakeoverError(exc.code, str(exc)) from exc
