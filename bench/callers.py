@@ -87,7 +87,13 @@ class CallerVoices:
     def _speech8k(self, text: str, lang: str, voice: CallerVoice) -> np.ndarray:
         import soxr
 
-        audio = self._engine(voice.spec, lang).synthesize(text)
+        from pipeline.tts import trim_silence
+
+        # Engines pad a sentence with silence (Kokoro ~0.35 s before, ~0.6 s after): left
+        # in, it would lengthen every pause the benches put between a caller's sentences
+        # (a "0.3-0.9 s" pause was 1.2-1.9 s in Chinese) and move the end of speech past
+        # the words, shortening the latency measured from it.
+        audio = trim_silence(self._engine(voice.spec, lang).synthesize(text), lead_ms=30, tail_ms=60)
         pcm = np.frombuffer(audio.pcm, dtype=np.int16).astype(np.float32) / 32768
         pcm, rate = vary_voice(pcm, audio.rate, pitch=voice.pitch)
         peak = float(np.max(np.abs(pcm))) if pcm.size else 0.0
