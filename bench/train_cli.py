@@ -30,3 +30,19 @@ def train_nlu(
     )
     _, meta = train(cfg, log=typer.echo)
     typer.echo(json.dumps(meta, indent=1))
+
+
+@train_cli.command("turn-end")
+def train_turn_end(
+    data: Annotated[Path, typer.Option(help="Corpus folder (train/ fits, dev/ sets the threshold)")] = Path("data/nlu"),
+    out: Annotated[Path | None, typer.Option(help="Weights file (default: the packaged one)")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed")] = 20261201,
+) -> None:
+    """Fit the text end-of-turn classifier: a whole utterance vs the same utterance cut at
+    a sentence boundary (seeded; about a minute)."""
+    from pipeline.turn_model import WEIGHTS_PATH
+
+    from .turn_end_train import train
+
+    meta = train(data=data, out=out or WEIGHTS_PATH, seed=seed, log=typer.echo)
+    typer.echo(json.dumps(meta, indent=1))

@@ -27,6 +27,9 @@ from .server import RunningServer, running_server
 from .stats import summary_ms
 from .voice import _warm
 
+# Twelve multi-sentence turns per language, the way callers run sentences together: who
+# they are, what is going on, then a question, a request or a statement. Turn i is
+# paired with seeded pauses; ``--per-lang`` above 12 repeats them with new pauses.
 TURNS = {
     "en": [
         [
@@ -37,12 +40,28 @@ TURNS = {
         ["Hello, this is Mike from FedEx.", "I have a package that needs a signature.", "Will someone be home today?"],
         ["Hi, it's your taxi driver.", "I'm at the north gate of the complex.", "Can you come out now?"],
         ["Good morning, this is Lisa from the clinic.", "His appointment moved to Thursday.", "Please tell him."],
+        ["Hey, it's Sam from work.", "The meeting got pushed to three.", "Can you let him know?"],
+        ["Hello, I'm calling from the bank.", "There is a problem with his card.", "When can he call us back?"],
+        ["Hi, this is the courier.", "The box got a bit wet in the rain.", "Do you still want it?"],
+        ["Hello, this is the building manager.", "The water will be off tomorrow morning.", "Please pass that on."],
+        ["Hi, I'm the driver from DoorDash.", "The soup spilled a little in the bag.", "What would you like me to do?"],
+        ["Good afternoon, it's Dr. Chen's office.", "We got his test results back.", "He should call us this week."],
+        ["Hey, it's your neighbor from upstairs.", "Your package was left at my door.", "I'll bring it down tonight."],
+        ["Hi, this is Uber.", "Your driver is two minutes away.", "Is the pickup still the main entrance?"],
     ],
     "zh": [
         ["你好，我是送外卖的。", "你的餐已经到楼下了。", "放哪儿比较好？"],
         ["喂，你好，我是顺丰快递。", "有个包裹需要本人签收。", "今天下午家里有人吗？"],
         ["师傅，我是滴滴司机。", "我已经到小区北门了。", "你现在能出来吗？"],
         ["你好，我是物业的小王。", "明天上午要停水。", "麻烦你跟他说一声。"],
+        ["喂，我是他同事小李。", "下午的会改到三点了。", "你帮我转告他一下吧。"],
+        ["你好，这里是银行客服。", "他的信用卡有一笔异常消费。", "他什么时候方便回电话？"],
+        ["你好，我是快递员。", "箱子有点被雨淋湿了。", "你还要不要？"],
+        ["喂，你好，我是美团骑手。", "汤洒了一点在袋子里。", "你看怎么处理？"],
+        ["你好，我是诊所的护士。", "他的检查结果出来了。", "请他这周给我们回个电话。"],
+        ["喂，我是楼上的邻居。", "你的快递放到我家门口了。", "我晚上给你送下来。"],
+        ["你好，我是搬家公司的。", "我们明天早上八点到。", "楼下能停车吗？"],
+        ["喂，你好，我是房东。", "下个月房租要交了。", "你让他记得转给我。"],
     ],
 }
 OWNER = {"zh": "陈先生", "en": "Alex"}
@@ -95,6 +114,7 @@ async def _one(
         "lang": lang,
         "said": " ".join(sentences),
         "pauses_s": pauses,
+        "ends_with": "question" if sentences[-1].rstrip().endswith(("?", "？")) else "statement",
         "caller_turns": [t["caller_text"] for t in caller_turns],
         "cut_in": len(caller_turns) > 1 or bool(early),
         "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
@@ -102,7 +122,7 @@ async def _one(
     }
 
 
-async def _bench(server: RunningServer, per_lang: int) -> dict[str, Any]:
+async def _bench(server: RunningServer, per_lang: int, seed: int) -> dict[str, Any]:
     voices = await asyncio.to_thread(CallerVoices)
     base = int(time.time()) % 100000 * 100
     rows: list[dict[str, Any]] = []
@@ -112,30 +132,42 @@ async def _bench(server: RunningServer, per_lang: int) -> dict[str, Any]:
         await _warm(server)
         for i in range(per_lang):
             sentences = TURNS[lang][i % len(TURNS[lang])]
-            rows.append(await _one(server, voices, lang, line, key, sentences, seed=1000 * n + i))
+            rows.append(await _one(server, voices, lang, line, key, sentences, seed=seed + 1000 * n + i))
             print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
     report: dict[str, Any] = {"rows": rows, "by_lang": {}}
     for lang in ("en", "zh"):
         mine = [r for r in rows if r["lang"] == lang]
         lat = [r["heard_ms"] / 1000 for r in mine if r["heard_ms"] is not None and not r["cut_in"]]
+        by_end = {
+            end: summary_ms(
+                [r["heard_ms"] / 1000 for r in mine if r["ends_with"] == end and r["heard_ms"] and not r["cut_in"]]
+            )
+            for end in ("question", "statement")
+        }
         report["by_lang"][lang] = {
             "turns": len(mine),
             "false_cut_ins": sum(r["cut_in"] for r in mine),
+            "pauses": len([p for r in mine for p in r["pauses_s"]]),
             "latency": summary_ms(lat),
+            "latency_by_ending": by_end,
         }
     return report
 
 
-def run_turn_end_bench(*, per_lang: int, out: Path, data_dir: Path | None = None) -> dict[str, Any]:
+def run_turn_end_bench(*, per_lang: int, out: Path, data_dir: Path | None = None, seed: int = 0) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     env = {"CALLASSIST_SILENCE_TIMEOUT_S": "6"}
     with running_server(env=env, log_path=out / "server.log", data_dir=data_dir) as server:
-        report = asyncio.run(_bench(server, per_lang))
+        report = asyncio.run(_bench(server, per_lang, seed))
     (out / "turn-end.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
     for lang, r in report["by_lang"].items():
         lat = r["latency"]
+        ends = ", ".join(
+            f"{end} p50 {v['p50_ms']} ms (n={v['n']})" for end, v in r["latency_by_ending"].items() if v["n"]
+        )
         print(
-            f"{lang}: false cut-ins {r['false_cut_ins']}/{r['turns']} multi-sentence turns; "
-            f"end of speech -> first audio p50 {lat['p50_ms']} ms, p90 {lat['p90_ms']} ms"
+            f"{lang}: false cut-ins {r['false_cut_ins']}/{r['turns']} multi-sentence turns "
+            f"({r['pauses']} pauses of 300-900 ms); end of speech -> first audio (turns not cut) "
+            f"p50 {lat['p50_ms']} ms, p90 {lat['p90_ms']} ms (n={lat['n']}); {ends}"
         )
     return report

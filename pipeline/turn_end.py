@@ -41,7 +41,7 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
         after: float | None = None
         try:
             text = await self._call.transcriber.speculative_text()
-            after = words_end_after(text) if text else None
+            after = words_end_after(text, audio_complete=False) if text else None
             if after is not None and after > 0:
                 # A statement waits for a longer pause than a question (words_end_after),
                 # in line-audio time; speech resumed is reported VAD_START_S late.

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import metrics
 from .asr import SpeechRecognizer, Transcript, pcm16_to_float
+from .turn_model import TurnTextModel, default_model
 
 log = logging.getLogger(__name__)
 
@@ -170,9 +171,10 @@ class TurnTranscriber:
     def _hold_s(self, text: str, grace_s: float) -> float:
         """How long an ended turn still waits for the caller to go on. The audio model can
         call a turn complete at the pause after its first sentence ("Hi, this is the
-        driver." <0.8 s> "I'm at your building."): a statement, or words that trail off,
-        is answered only once the pause reaches :data:`STATEMENT_PAUSE_S`; a question or a
-        closing at once; a very short turn ("Okay.") waits ``grace_s``."""
+        driver." <0.8 s> "I'm at your building."): words that trail off, or a statement
+        the transcript model does not score a whole turn, are answered only once the pause
+        reaches :data:`STATEMENT_PAUSE_S`; a question, a closing or a clearly finished
+        statement at once; a very short turn ("Okay.") waits ``grace_s``."""
         if _short(text):
             return grace_s
         if words_end_after(text) == 0.0:
@@ -274,27 +276,39 @@ def looks_complete(text: str) -> bool:
 
 
 VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
-# A caller who goes on is reported ~0.4 s after they do: Silero's start_secs (0.2 s) plus
-# its onset (bench turn-end: pauses of 0.8-0.87 s still cut in with a 0.2 s allowance).
-VAD_START_S = 0.4
+#: A caller who goes on is reported up to ~0.5 s after they do (Silero's 0.2 s start_secs
+#: plus its 0.4 s loudness window filling): 0.28-0.48 s measured on the bench's caller
+#: voices after 0.3-0.9 s pauses, both languages (docs/benchmarks.md, turn end).
+VAD_START_S = 0.5
 
-#: A finished-looking statement ends the turn by its words only after this much pause:
-#: callers pause 300-900 ms between the sentences of one turn ("Hi, this is the driver.
-#: <pause> I'm at your building. <pause> Where should I put it?"), and a statement is
-#: what they pause after. A question or a closing hands the turn over at once.
+#: A statement the transcript model does not find clearly finished ends the turn only
+#: after this much pause: callers pause 300-900 ms between the sentences of one turn
+#: ("Hi, this is the driver. <pause> I'm at your building. <pause> Where should I put
+#: it?"), and a statement is what they pause after. A question or a closing hands the
+#: turn over at once.
 STATEMENT_PAUSE_S = 0.9
+#: When Smart Turn hears the turn as unfinished, the words must be this much surer.
+AUDIO_DISAGREES_MARGIN = 0.05
 
 
-def words_end_after(text: str) -> float | None:
+def words_end_after(text: str, *, audio_complete: bool = True, model: TurnTextModel | None = None) -> float | None:
     """How long the caller must have been silent (seconds since the end of speech) before
-    the transcript alone ends the turn; None when the words say the turn is not over.
-    Questions and closings: 0 (end as soon as the transcript is ready); statements:
-    :data:`STATEMENT_PAUSE_S`."""
+    the transcript ends the turn; None when the words say the turn is not over.
+    Questions and closings: 0 (end as soon as the transcript is ready). Statements: 0 when
+    the text end-of-turn classifier (``pipeline.turn_model``) scores the transcript a whole
+    turn (above its threshold, chosen on held-out data; higher when the audio model,
+    ``audio_complete=False``, disagrees), else :data:`STATEMENT_PAUSE_S`. ``model``:
+    the classifier to use (default: the packaged one)."""
     t = text.strip()
     if not looks_complete(t):
         return None
     if t.rstrip(" ")[-1:] in "?？" or _CLOSING_END.search(t) or t.endswith(("吗", "呢")):
         return 0.0
+    model = model or default_model()
+    if model is not None:
+        bar = model.threshold + (0.0 if audio_complete else AUDIO_DISAGREES_MARGIN)
+        if model.p_complete(t) >= min(bar, 0.99):
+            return 0.0
     return STATEMENT_PAUSE_S
 
 
