@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from .asr_error import units_for
 from .callers import CallerVoices, profile_for
 from .phone import FRAME_S, PhoneCall
 from .server import RunningServer, running_server
@@ -65,6 +66,22 @@ TURNS = {
     ],
 }
 OWNER = {"zh": "陈先生", "en": "Alex"}
+
+
+def covers(turn_text: str, sentence: str, lang: str) -> bool:
+    """Whether a recorded caller turn holds (most of) a sentence the caller said: 60% of
+    its words (en) or characters (zh), so a misheard word does not count as a cut."""
+    said = units_for(sentence, lang)
+    heard = set(units_for(turn_text, lang))
+    return bool(said) and sum(u in heard for u in said) >= 0.6 * len(said)
+
+
+def cut_in(caller_turns: list[str], sentences: list[str], lang: str, *, early: bool) -> bool:
+    """A false cut-in: the assistant spoke before the caller finished, or the first caller
+    turn it answered ends before the caller's last sentence (the utterance was split).
+    Extra turns *after* the whole utterance (Whisper's "you" on the line's silence) are
+    not cut-ins; they are counted apart."""
+    return early or not caller_turns or not covers(caller_turns[0], sentences[-1], lang)
 
 
 async def _owner(server: RunningServer, lang: str, line: str) -> str:
@@ -116,7 +133,8 @@ async def _one(
         "pauses_s": pauses,
         "ends_with": "question" if sentences[-1].rstrip().endswith(("?", "？")) else "statement",
         "caller_turns": [t["caller_text"] for t in caller_turns],
-        "cut_in": len(caller_turns) > 1 or bool(early),
+        "cut_in": cut_in([t["caller_text"] for t in caller_turns], sentences, lang, early=bool(early)),
+        "extra_turns": max(0, len(caller_turns) - 1),
         "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
         "ended_by_words": record.get("stats", {}).get("turns_ended_by_words", 0),
     }
@@ -147,6 +165,7 @@ async def _bench(server: RunningServer, per_lang: int, seed: int) -> dict[str, A
         report["by_lang"][lang] = {
             "turns": len(mine),
             "false_cut_ins": sum(r["cut_in"] for r in mine),
+            "turns_with_extra_caller_turns": sum(bool(r.get("extra_turns")) for r in mine),
             "pauses": len([p for r in mine for p in r["pauses_s"]]),
             "latency": summary_ms(lat),
             "latency_by_ending": by_end,

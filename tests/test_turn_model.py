@@ -64,3 +64,21 @@ def test_training_is_seeded_and_learns_the_examples(tmp_path: Path) -> None:
 def test_empty_text_is_never_a_complete_turn() -> None:
     model = TurnTextModel(np.zeros(1 << 15, np.float32), bias=10.0)
     assert model.p_complete("  ") == 0.0
+
+
+def test_bench_turn_end_counts_a_split_utterance_not_a_stray_turn_after_it() -> None:
+    from bench.turn_end_bench import cut_in
+
+    said = ["Hi, this is the delivery driver.", "I have your food.", "Where should I put it?"]
+    whole = "Hi, this is the delivery driver. I have your food. Where should I put it?"
+    assert not cut_in([whole, "you"], said, "en", early=False)  # Whisper's "you" afterwards
+    assert not cut_in(
+        ["Hi this is the delivery driver I have your food where should I put in"], said, "en", early=False
+    )
+    assert cut_in(
+        ["Hi, this is the delivery driver.", "I have your food. Where should I put it?"], said, "en", early=False
+    )
+    assert cut_in([whole], said, "en", early=True)  # the assistant spoke over the caller
+    zh = ["你好，我是送外卖的。", "你的餐已经到楼下了。", "放哪儿比较好？"]
+    assert cut_in(["你好 我是送外卖的", "你的餐已经到楼下了 放哪儿比较好"], zh, "zh", early=False)
+    assert not cut_in(["你好我是送外卖的你的餐已经到楼下了放哪比较好"], zh, "zh", early=False)
