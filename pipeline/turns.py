@@ -69,6 +69,7 @@ class TurnTranscriber:
         self.last: Transcript | None = None
         self._starts = 0
         self._started = asyncio.Event()
+        self._committed = 0  # turns answered so far: a waiter from an older stop sees it move
 
     # -------------------------------------------------------- audio side ----
 
@@ -124,7 +125,13 @@ class TurnTranscriber:
         """
         if not self._recording:
             return "", None
+        turn = self._committed
         while True:
+            if self._committed != turn:
+                # Another stop's waiter answered this turn while this one waited (a loaded
+                # server: the ASR of an early stop outlasts the caller's next sentences).
+                # Going on would transcribe the empty remainder: Whisper's "you" on silence.
+                return None, None
             job = self._job
             if job is None or job.covers != self._speech_end:
                 if job is not None and not job.task.done():
@@ -145,6 +152,8 @@ class TurnTranscriber:
             hold = self._hold_s(result.text, grace_s) if grace_s > 0 else 0.0
             if hold > 0 and await self.went_on(hold):
                 return None, None  # the caller went on after "Okay." / after a sentence
+            if self._committed != turn:
+                return None, None
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
             self._commit(job.covers)
@@ -203,6 +212,7 @@ class TurnTranscriber:
         tail = bytes(self._audio[covered:])[-int(PRE_ROLL_S * RATE * 2) :]
         self._pre_roll = deque([tail]) if tail else deque()
         self._pre_roll_bytes = len(tail)
+        self._committed += 1
         self._recording = False
         self._audio = bytearray()
         self._speech_end = 0

@@ -130,3 +130,45 @@ def test_a_clearly_finished_statement_is_answered_without_the_long_hold() -> Non
 def test_the_hold_outlasts_a_natural_pause_plus_the_vad_start_delay() -> None:
     # bench turn-end measured resumed speech reported 0.28-0.48 s after it began.
     assert STATEMENT_PAUSE_S + VAD_START_S >= 0.9 + 0.48
+
+
+async def test_a_waiter_from_an_earlier_stop_does_not_answer_the_empty_remainder() -> None:
+    """Two stops of one turn wait at once (pipecat runs each turn-stopped handler as a
+    task): on a loaded server the first stop's transcription outlasts the caller's next
+    sentence. Once the later stop has answered the whole turn, the earlier waiter must not
+    transcribe what is left (silence: Whisper's "you") as another caller turn."""
+    import asyncio
+
+    import numpy as np
+
+    from pipeline.asr import Transcript
+    from pipeline.turns import TurnTranscriber, silence_of
+
+    heard: list[float] = []
+    release_first = asyncio.Event()
+
+    class SlowFirst:
+        async def transcribe(self, audio: np.ndarray, lang: str, **_kw: object) -> Transcript:
+            heard.append(len(audio) / 16000)
+            if len(heard) == 1:
+                await release_first.wait()  # the first stop's decode is slow
+                return Transcript("Hi, this is the delivery driver.", lang, 4.0, 1.0)
+            return Transcript("Hi, this is the delivery driver. Where should I put it?", lang, 0.3, 2.0)
+
+    speech = np.full(16000, 3000, dtype=np.int16).tobytes()
+    t = TurnTranscriber(SlowFirst(), lang=lambda: "en", hotwords=lambda: "", candidates=lambda: ())  # type: ignore[arg-type]
+    t.speech_started()
+    t.audio(speech)
+    t.speech_stopped()  # first sentence: its decode starts and hangs
+    first = asyncio.create_task(t.turn_text())
+    await asyncio.sleep(0.01)
+    t.speech_started()  # the caller goes on
+    t.audio(speech)
+    t.speech_stopped()
+    t.audio(silence_of(0.2))
+    release_first.set()
+    second = await t.turn_text()
+    texts = sorted([(await first)[0] or "", second[0] or ""])
+    # One waiter answers the whole turn, the other nothing.
+    assert texts == ["", "Hi, this is the delivery driver. Where should I put it?"]
+    assert len(heard) == 2  # nothing transcribed after the turn was answered
