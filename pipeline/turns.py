@@ -69,7 +69,6 @@ class TurnTranscriber:
         self.last: Transcript | None = None
         self._starts = 0
         self._started = asyncio.Event()
-        self._committed = 0  # turns answered so far: a waiter from an older stop sees it move
 
     # -------------------------------------------------------- audio side ----
 
@@ -125,13 +124,7 @@ class TurnTranscriber:
         """
         if not self._recording:
             return "", None
-        turn = self._committed
         while True:
-            if self._committed != turn:
-                # Another stop's waiter answered this turn while this one waited (a loaded
-                # server: the ASR of an early stop outlasts the caller's next sentences).
-                # Going on would transcribe the empty remainder: Whisper's "you" on silence.
-                return None, None
             job = self._job
             if job is None or job.covers != self._speech_end:
                 if job is not None and not job.task.done():
@@ -152,8 +145,6 @@ class TurnTranscriber:
             hold = self._hold_s(result.text, grace_s) if grace_s > 0 else 0.0
             if hold > 0 and await self.went_on(hold):
                 return None, None  # the caller went on after "Okay." / after a sentence
-            if self._committed != turn:
-                return None, None
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
             self._commit(job.covers)
@@ -212,7 +203,6 @@ class TurnTranscriber:
         tail = bytes(self._audio[covered:])[-int(PRE_ROLL_S * RATE * 2) :]
         self._pre_roll = deque([tail]) if tail else deque()
         self._pre_roll_bytes = len(tail)
-        self._committed += 1
         self._recording = False
         self._audio = bytearray()
         self._speech_end = 0
@@ -289,7 +279,9 @@ VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a 
 #: A caller who goes on is reported up to ~0.5 s after they do (Silero's 0.2 s start_secs
 #: plus its 0.4 s loudness window filling): 0.28-0.48 s measured on the bench's caller
 #: voices after 0.3-0.9 s pauses, both languages (docs/benchmarks.md, turn end).
-VAD_START_S = 0.5
+# 0.5 was used in the bench runs with the text classifier on; the default stays 0.4 until
+# the voice tests pass with both (docs/voice.md).
+VAD_START_S = 0.4
 
 #: A statement the transcript model does not find clearly finished ends the turn only
 #: after this much pause: callers pause 300-900 ms between the sentences of one turn
@@ -297,6 +289,16 @@ VAD_START_S = 0.5
 #: it?"), and a statement is what they pause after. A question or a closing hands the
 #: turn over at once.
 STATEMENT_PAUSE_S = 0.9
+
+
+def text_model_enabled() -> bool:
+    """The text end-of-turn classifier is opt-in (``CALLASSIST_TURN_TEXT_MODEL=1``) until
+    tests/test_voice_twilio.py::test_english_call passes with it on (docs/voice.md)."""
+    import os
+
+    return os.environ.get("CALLASSIST_TURN_TEXT_MODEL", "").lower() in ("1", "true", "yes")
+
+
 #: When Smart Turn hears the turn as unfinished, the words must be this much surer.
 AUDIO_DISAGREES_MARGIN = 0.05
 
@@ -314,7 +316,7 @@ def words_end_after(text: str, *, audio_complete: bool = True, model: TurnTextMo
         return None
     if t.rstrip(" ")[-1:] in "?？" or _CLOSING_END.search(t) or t.endswith(("吗", "呢")):
         return 0.0
-    model = model or default_model()
+    model = model or (default_model() if text_model_enabled() else None)
     if model is not None:
         bar = model.threshold + (0.0 if audio_complete else AUDIO_DISAGREES_MARGIN)
         if model.p_complete(t) >= min(bar, 0.99):
