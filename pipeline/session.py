@@ -173,7 +173,7 @@ class CallSession:
         assert services.loader is not None and record.state is not None
         snap = await services.loader.snapshot(record.owner_id)
         ctx = ContextLoader.build(snap, lang=record.lang, scene_hint=record.scene_hint)  # type: ignore[arg-type]
-        return cls(services, record, CallState.from_dict(record.state), ctx)
+        return cls(services, record, CallState.from_dict({**record.state, "history": history_of(record)}), ctx)
 
     @property
     def call_id(self) -> str:
@@ -191,9 +191,11 @@ class CallSession:
         return round(time.monotonic() - self._t0, 3)
 
     async def save(self) -> None:
-        self.record.state = self._state.to_dict()
+        # The conversation is stored once, as the record's turns (history_of rebuilds it).
+        self.record.state = {k: v for k, v in self._state.to_dict().items() if k != "history"}
         self.record.owner_record = asdict(self._state.record)
         self.record.scene = self._state.scene
+        self.record.lang = self._state.lang  # the call's language is the state's (kept once)
         await self.services.calls.save(self.record)
 
     async def hangup(self, reason: str, *, outcome: str | None = None) -> None:
@@ -308,6 +310,10 @@ class CallSession:
                 ):
                     draft.sentences.append(sentence)
                     yield sentence
+            except BaseException:
+                if commit:  # a text turn that failed is not recorded (the state is untouched)
+                    self._draft = None
+                raise
             finally:
                 draft.timings["total_ms"] = round((time.perf_counter() - draft.started) * 1000, 3)
             draft.complete = True
@@ -403,6 +409,13 @@ class CallEnded(Exception):
     def __init__(self, call_id: str) -> None:
         super().__init__(f"call {call_id} has ended")
         self.call_id = call_id
+
+
+def history_of(record: CallRecord) -> list[tuple[str | None, str]]:
+    """The coordinator's history (caller words, assistant words heard), from the record's
+    turns: the greeting, then each committed turn as the caller heard it."""
+    said = [(t.caller_text, t.spoken if t.cut is not None else t.reply) for t in record.turns]
+    return [(None, record.greeting), *[(c, r or "") for c, r in said]]
 
 
 def session_summary(session: CallSession) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pipecat.frames.frames import (
     InterruptionFrame,
     OutputAudioRawFrame,
     SystemFrame,
+    TTSSpeakFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
@@ -53,7 +54,7 @@ from pipeline.voice import (
     VoiceOptions,
     VoiceResources,
 )
-from pipeline.voice.frames import SentenceStarted
+from pipeline.voice.frames import DropUnspoken, ReplySentence, SentenceEnded, SentenceStarted
 from pipeline.voice_takeover import OwnerSpeech
 from presets.owners import OwnerStore
 from presets.pool import PresetStore
@@ -274,6 +275,19 @@ async def test_reply_heard_whole_is_committed_once_played_and_conveys_the_preset
     assert turn.cut is None and turn.spoken is None and PRESET in turn.reply
     assert turn.preset_conveyed == "regular:delivery" and session.state.conveyed == {"regular:delivery": 1}
     assert session.state.history[-1][1] == turn.reply
+
+
+async def test_the_owners_words_drop_only_assistant_sentences_not_started() -> None:
+    tts = LocalTTS(FakeSynthesizer())  # type: ignore[arg-type]
+    async with Harness([tts]) as h:
+        await h.send(DropUnspoken(1))  # the owner speaks over reply 1 before its sentences start
+        await h.send(ReplySentence("Second one.", reply=1, index=1), ReplySentence("Third one.", reply=1, index=2))
+        owner = TTSSpeakFrame("The owner's words.")
+        owner.interruptible = False
+        await h.send(owner, ReplySentence("Second one.", reply=2, index=0))  # a later reply may say the same
+        await until(lambda: sum(isinstance(f, SentenceEnded) for f in h.down.frames) == 2, "two sentences spoken")
+    spoken = [(f.reply, f.text) for f in h.down.frames if isinstance(f, SentenceStarted)]
+    assert spoken == [(-1, "The owner's words."), (2, "Second one.")], spoken
 
 
 # ---------------------------------------------------------- end of turn ----
