@@ -123,9 +123,7 @@ class CallProcessor(FrameProcessor):
             self._bot_speaking = True
         if isinstance(frame, BotStoppedSpeakingFrame):
             self._bot_speaking = False
-            idle = self._reply_task is None or self._reply_task.done()
-            if not self._pending_end and idle and not self._user_active:
-                self._arm_silence()
+            self._arm_silence()
         if isinstance(frame, CancelFrame):
             await self._commit(self._cut_so_far())  # the call stops now: what was played is the turn
         if isinstance(frame, (EndFrame, CancelFrame)):
@@ -171,6 +169,8 @@ class CallProcessor(FrameProcessor):
         if not await self._session.commit_turn(cut=cut):
             return
         self._reply = None
+        if cut is None:
+            self._arm_silence()  # the reply was heard to its end
         listening = (self._session.lang, self._session.state.scene)
         if listening != self._listening:
             self._listening = listening
@@ -268,8 +268,13 @@ class CallProcessor(FrameProcessor):
             await self._commit(CutPoint(reply.played + playing) if self._cut_so_far() else None)
 
     def _arm_silence(self) -> None:
+        """After the assistant finished speaking: check in if the caller stays silent. Not
+        while a reply is still being written or played (a pause between its sentences)."""
         if self._owner_present():
             return  # the owner is in the call: no check-in
+        busy = self._reply_task is not None and not self._reply_task.done()
+        if busy or self._reply is not None or self._pending_end or self._user_active or self._bot_speaking:
+            return
         if self._silence_task is None or self._silence_task.done():
             self._silence_task = self.create_task(self._silence_after(self._silence_timeout_s))
 
