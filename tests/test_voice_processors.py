@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from pipecat.frames.frames import (
+    BotStoppedSpeakingFrame,
     Frame,
     InputAudioRawFrame,
     InterruptionFrame,
@@ -275,6 +276,35 @@ async def test_reply_heard_whole_is_committed_once_played_and_conveys_the_preset
     assert turn.cut is None and turn.spoken is None and PRESET in turn.reply
     assert turn.preset_conveyed == "regular:delivery" and session.state.conveyed == {"regular:delivery": 1}
     assert session.state.history[-1][1] == turn.reply
+
+
+async def test_no_silence_check_in_in_a_pause_between_the_replys_sentences(services: CallServices) -> None:
+    session = await open_session(services)
+    output = GatedOutput()
+    processor = CallProcessor(session, silence_timeout_s=0.05, transport_name="twilio")
+    async with Harness([processor, LocalTTS(FakeSynthesizer()), output, PlaybackTracker()]) as h:  # type: ignore[arg-type]
+        await h.send(UserTurnText("Hello?"))
+        await until(lambda: session.draft is not None and session.draft.complete, "the reply was written")
+        await until(
+            lambda: any(isinstance(f, SentenceEnded) for f in output.held), "its first sentence reached the output"
+        )
+        assert session.draft is not None and len(session.draft.sentences) >= 2, session.draft.sentences
+        rest = len(session.draft.sentences) - 1
+        await output.release(lambda f: isinstance(f, SentenceEnded))  # the first sentence is heard
+        await h.send(BotStoppedSpeakingFrame())  # the assistant's audio pauses before the next
+        await until(lambda: any(isinstance(f, BotStoppedSpeakingFrame) for f in h.down.frames), "the pause")
+        assert processor._silence_task is None  # no check-in armed mid-reply
+        assert session.draft is not None and not session.record.turns  # not heard whole yet
+        await until(lambda: sum(isinstance(f, SentenceEnded) for f in output.held) >= rest, "the rest queued")
+        while session.draft is not None:
+            await output.release()
+            await asyncio.sleep(0.01)  # let the played markers travel upstream
+        await h.send(BotStoppedSpeakingFrame())  # the reply is over: now the check-in is armed
+        await until(lambda: session.draft is not None and session.draft.index == 1, "a check-in turn")
+        assert session.draft is not None and session.draft.caller_text is None  # the caller stayed silent
+        assert len(session.record.turns) == 1 and session.record.turns[0].cut is None
+    # The call stopped before the check-in was played: it is kept, cut before its first word.
+    assert session.record.turns[1].cut == {"sentences": 0, "chars": 0} and session.record.turns[1].spoken == ""
 
 
 async def test_the_owners_words_drop_only_assistant_sentences_not_started() -> None:
