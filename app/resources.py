@@ -217,7 +217,7 @@ class Resources:
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
         from pipeline import voice as voice_module
 
-        self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.ACTIVE_VOICE_CALLS > 0)
+        self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.active_voice_calls() > 0)
         slots = CallSlots(limit=s.max_voice_calls)
         self.voice = VoiceResources(
             self.services, recognizer, synthesizer, options, self.precomputer, slots, live=self.live

@@ -67,6 +67,10 @@ class TurnRecord(BaseModel):
     input_flags: list[str] = Field(default_factory=list)
     timings: dict[str, float | None] = Field(default_factory=dict)
     interventions: list[Intervention] = Field(default_factory=list)
+    # A reply the caller cut off (barge-in): what they heard, and where it was cut
+    # ({"sentences": played whole, "chars": of the next one}); None when heard whole.
+    spoken: str | None = None
+    cut: dict[str, int] | None = None
 
 
 class CallRecord(BaseModel):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,22 +25,22 @@ from coordinator.types import CallContext, CallState, Decision, Lang
 from presets.matching import Embedder
 from presets.owners import OwnerStore
 from presets.pool import PresetStore
-from safety import GuardContext, InputGuard, OutputGuard, redact, split_sentences
+from safety import InputGuard, OutputGuard
 
 from . import metrics
 from .call_events import CallEvents
+from .call_turn import CutPoint, DraftTurn, TurnResult
 from .context import ContextLoader
 from .events import EventLog
-from .realizers import Realization, Realizer, TemplateRealizer
-from .records import CallRecord, CallStore, Channel, Intervention, TranscriptEntry, TurnRecord
+from .realizers import Realizer, TemplateRealizer
+from .records import CallRecord, CallStore, Channel, TranscriptEntry
 from .screening import BLOCKED_CLOSE
+from .session_guard import ReplyGuard
 from .summary import preset_texts, summarize
 
 log = logging.getLogger(__name__)
 
 _OPENED_HERE: set[str] = set()  # calls this process opened and has not ended (the active gauge)
-_CJK_END = "。！？；…\n"
-_ASCII_END = ".!?;"
 
 
 @dataclass
@@ -68,24 +69,15 @@ class CallServices:
         self.coordinator = Coordinator(lambda utt, ctx: guard.classify(utt).kinds, understander=sync)
 
 
-@dataclass
-class TurnResult:
-    reply: str
-    act: str
-    caller_act: str
-    scene: str | None
-    relation: str
-    preset_conveyed: str | None
-    ended: bool
-    timings: dict[str, float | None]
-    interventions: list[Intervention]
-
-
 class CallSession:
+    """One call's coordinator state, record and owner events. The session is the only
+    writer of the call's :class:`CallState` (read it through :attr:`state`) and record:
+    a turn is decided on a copy and committed in one step (:meth:`commit_turn`)."""
+
     def __init__(self, services: CallServices, record: CallRecord, state: CallState, ctx: CallContext) -> None:
         self.services = services
         self.record = record
-        self.state = state
+        self._state = state
         self.ctx = ctx
         self._lock = asyncio.Lock()
         self._t0 = time.monotonic()
@@ -93,6 +85,26 @@ class CallSession:
         self.current_decision: Decision | None = None
         self.last_active = time.monotonic()
         self.events = CallEvents(services.events, record) if services.events is not None else None
+        self.guard = ReplyGuard(services.output_guard, ctx, record.greeting)
+        self._draft: DraftTurn | None = None
+        self._finished = False
+        # Text calls are finished (saved, owner told) the moment they end; a voice call's
+        # pipeline finishes it once its audio has stopped (pipeline.voice.call.VoiceCall).
+        self.finish_on_end = record.channel == "text"
+
+    @property
+    def state(self) -> CallState:
+        """The committed state (read-only to everyone but the session)."""
+        return self._state
+
+    @property
+    def lang(self) -> str:
+        return self._state.lang
+
+    @property
+    def draft(self) -> DraftTurn | None:
+        """The turn decided but not yet committed (a voice reply being spoken)."""
+        return self._draft
 
     # ---------------------------------------------------------- lifecycle ----
 
@@ -114,7 +126,11 @@ class CallSession:
         snap = await services.loader.snapshot(owner_id)
         ctx = ContextLoader.build(snap, lang=lang, scene_hint=scene_hint)
         call_id = call_id or "call_" + uuid.uuid4().hex[:20]
-        state = CallState(call_id=call_id, lang=ctx.lang, scene=None)
+        # One language on a voice call: Whisper is held to it, so Latin text in a Chinese
+        # call (or the reverse) is Whisper failing on unclear audio ("喂？喂？" -> "way way
+        # sir"), not the caller switching: the reply stays in the call's language.
+        locked = channel != "text" and len(ctx.languages) <= 1
+        state = CallState(call_id=call_id, lang=ctx.lang, scene=None, lang_locked=locked)
         record = CallRecord(
             call_id=call_id,
             owner_id=owner_id,
@@ -129,11 +145,11 @@ class CallSession:
             record.screening = await services.screening.screen(owner_id, record)
         session = cls(services, record, state, ctx)
         greeting = services.coordinator.greet(state, ctx)
-        text, interventions = session._guard_all([greeting.text], greeting, turn=-1)
+        text, interventions = session.guard.all(state, [greeting.text], greeting, turn=-1)
         blocked = (record.screening or {}).get("decision") == "block"
         if blocked:  # a short polite close instead of the greeting, then hang up
             text, interventions = BLOCKED_CLOSE.get(ctx.lang, BLOCKED_CLOSE["en"]), []
-        record.greeting = text
+        record.greeting = session.guard.greeting = text
         record.interventions.extend(interventions)
         record.transcript.append(TranscriptEntry(role="assistant", text=text, t=0.0, turn=-1))
         metrics.CALLS_STARTED.labels(transport=channel).inc()
@@ -148,7 +164,7 @@ class CallSession:
         if session.events is not None:
             session.events.started(record)
         if blocked:
-            await session.hangup("blocked", outcome="blocked")
+            await session.end("blocked", outcome="blocked")
         return session
 
     @classmethod
@@ -157,7 +173,7 @@ class CallSession:
         assert services.loader is not None and record.state is not None
         snap = await services.loader.snapshot(record.owner_id)
         ctx = ContextLoader.build(snap, lang=record.lang, scene_hint=record.scene_hint)  # type: ignore[arg-type]
-        return cls(services, record, CallState.from_dict(record.state), ctx)
+        return cls(services, record, CallState.from_dict({**record.state, "history": history_of(record)}), ctx)
 
     @property
     def call_id(self) -> str:
@@ -175,22 +191,42 @@ class CallSession:
         return round(time.monotonic() - self._t0, 3)
 
     async def save(self) -> None:
-        self.record.state = self.state.to_dict()
-        self.record.owner_record = asdict(self.state.record)
-        self.record.scene = self.state.scene
+        # The conversation is stored once, as the record's turns (history_of rebuilds it).
+        self.record.state = {k: v for k, v in self._state.to_dict().items() if k != "history"}
+        self.record.owner_record = asdict(self._state.record)
+        self.record.scene = self._state.scene
+        self.record.lang = self._state.lang  # the call's language is the state's (kept once)
         await self.services.calls.save(self.record)
 
     async def hangup(self, reason: str, *, outcome: str | None = None) -> None:
-        """End the call (idempotent): caller hang-up, assistant close, error, timeout."""
+        """End the call and finish it (idempotent): caller hang-up, assistant close, error."""
+        await self.end(reason, outcome=outcome)
+        await self.finish()
+
+    async def end(self, reason: str, *, outcome: str | None = None) -> bool:
+        """Mark the call ended (the first reason counts; False if it had already ended).
+        A text call is finished at once; a voice call when its pipeline stops."""
         if self.record.ended_at is not None:
-            return
+            return False
         from presets.models import utcnow
 
-        self.state.ended = True
+        self._state.ended = True
         self.record.ended_at = utcnow()
         self.record.end_reason = reason
-        self.record.summary = summarize(self.record, self.ctx.languages[0], conveyed_texts=preset_texts(self.ctx))
         metrics.CALLS.labels(transport=self.record.channel, outcome=outcome or reason).inc()
+        if self.finish_on_end:
+            await self.finish()
+        return True
+
+    async def finish(self) -> None:
+        """Once per call, after it ended: commit a turn still in flight, summarize, save the
+        record, release the call and tell the owner."""
+        if self._finished or self.record.ended_at is None:
+            return
+        self._finished = True
+        if self._draft is not None:
+            await self.commit_turn(cut=None if self._draft.complete else CutPoint(len(self._draft.sentences)))
+        self.record.summary = summarize(self.record, self.ctx.languages[0], conveyed_texts=preset_texts(self.ctx))
         if self.call_id in _OPENED_HERE:  # a text call may end on another instance than it began
             _OPENED_HERE.discard(self.call_id)
             metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
@@ -212,17 +248,30 @@ class CallSession:
         self.last_active = time.monotonic()
         self.record.transcript.append(TranscriptEntry(role="caller", text=text, t=self.elapsed(), turn=None))
         if self.events is not None:
-            self.events.caller_turn(self.state.turn, text)
+            self.events.caller_turn(self._state.turn, text)
         await self.save()
 
     async def owner_said(self, text: str, *, via: str) -> None:
         """The owner's own words were spoken to the caller (take-over): recorded with role
         ``owner``, as said (they are the owner's decision, not the assistant's)."""
         self.last_active = time.monotonic()
-        self.record.transcript.append(TranscriptEntry(role="owner", text=text, t=self.elapsed(), turn=self.state.turn))
+        self.record.transcript.append(TranscriptEntry(role="owner", text=text, t=self.elapsed(), turn=self._state.turn))
         if self.events is not None:
             self.events.owner_turn(text, via=via)
         await self.save()
+
+    def note_stat(self, key: str, value: Any) -> None:
+        """A per-call counter or fact for the record's ``stats`` (saved with the next save)."""
+        self.record.stats[key] = value
+
+    def note_barge_in(self, count: int) -> None:
+        """The caller spoke over the assistant (the ``count``-th time): marked on the turn
+        being answered (or the last one)."""
+        self.record.stats["barge_ins"] = count
+        if self._draft is not None:
+            self._draft.timings["barge_in"] = 1.0
+        elif self.record.turns:
+            self.record.turns[-1].timings["barge_in"] = 1.0
 
     # -------------------------------------------------------------- turns ----
 
@@ -233,194 +282,127 @@ class CallSession:
         assert self.last_result is not None
         return self.last_result
 
-    async def respond(self, text: str | None, *, timings: dict[str, float | None] | None = None) -> AsyncIterator[str]:
-        """Handle one caller turn, yielding each guarded sentence of the reply when ready."""
+    async def respond(
+        self,
+        text: str | None,
+        *,
+        timings: dict[str, float | None] | None = None,
+        lang: str | None = None,
+        commit: bool = True,
+    ) -> AsyncGenerator[str, None]:
+        """Handle one caller turn, yielding each guarded sentence of the reply when ready.
+
+        The turn is decided on a copy of the state. With ``commit`` (text calls) it is
+        committed once the reply is written; otherwise (voice) the caller commits it with
+        :meth:`commit_turn` once the reply has been spoken, or cut off. ``lang``: the
+        language the caller was heard in (a bilingual owner's first voice turn)."""
         if self.ended:
             raise CallEnded(self.call_id)
         async with self._lock:
-            self.last_active = time.monotonic()
-            started = time.perf_counter()
-            caller_t = self.elapsed()
-            text = text.strip() if text and text.strip() else None
-            if self.events is not None:  # before understanding: the owner sees it at once
-                self.events.caller_turn(self.state.turn + 1, text)
-            vec, understanding = None, None
-            nlu = self.services.understander
-            if text and (self.ctx.emergent or getattr(nlu, "wants_embedding", False)):
-                vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
-            if text and hasattr(nlu, "prepare"):  # an asynchronous reading (llm), before the decision
-                understanding = await nlu.prepare(text, state=self.state, ctx=self.ctx, vec=vec)
-            t_decide = time.perf_counter()
-            # A voice turn's Whisper confidence (pipeline.asr.Confidence.score) goes to the
-            # understanding layer as an input; text calls have none.
-            score = (timings or {}).get("asr_score")
-            decision = self.services.coordinator.decide(
-                self.state, self.ctx, text, vec, understanding=understanding, asr_confidence=score
-            )
-            coordinator_ms = (time.perf_counter() - t_decide) * 1000
-            self.current_decision = decision
-            decision_ms = (time.perf_counter() - started) * 1000
-            metrics.DECISION_SECONDS.observe(decision_ms / 1000)
-            for flag in decision.input_flags:
-                metrics.INPUT_FLAGS.labels(kind=flag).inc()
-            realization = await self.services.realizer.realize(decision, self.state, self.ctx)
-            turn = self.state.turn
-            sentences: list[str] = []
-            interventions: list[Intervention] = []
-            async for sentence in self._guarded_stream(realization, decision, turn, interventions):
-                sentences.append(sentence)
-                yield sentence
-            reply = _join(sentences, decision.lang)
-            all_timings = {
-                "decision_ms": round(decision_ms, 3),  # utterance embedding + coordinator
-                "coordinator_ms": round(coordinator_ms, 3),
-                "first_token_ms": None if realization.first_token_ms is None else round(realization.first_token_ms, 3),
-                "total_ms": round((time.perf_counter() - started) * 1000, 3),
-                **(timings or {}),
-            }
-            self._record_turn(text, caller_t, decision, realization, reply, interventions, all_timings)
-            self.record.owner_record = asdict(self.state.record)
-            if self.events is not None:
-                preset = decision.preset.id if decision.preset else None
-                self.events.assistant_turn(self.record, turn, reply, act=decision.act.value, preset=preset)
-            self.last_result = TurnResult(
-                reply=reply,
-                act=decision.act.value,
-                caller_act=decision.caller_act.value,
-                scene=decision.scene,
-                relation=decision.relation.value,
-                preset_conveyed=decision.preset.id if decision.preset else None,
-                ended=decision.end_call,
-                timings=all_timings,
-                interventions=interventions,
-            )
-            await self.save()
+            if self._draft is not None:  # a reply cut off before its commit: keep it as heard so far
+                await self.commit_turn(cut=CutPoint(len(self._draft.sentences)))
+            draft = await self._decide(text, timings or {}, lang)
+            decision = draft.decision
+            try:
+                assert draft.realization is not None
+                async for sentence in self.guard.stream(
+                    draft.state, draft.realization, decision, draft.index, draft.interventions
+                ):
+                    draft.sentences.append(sentence)
+                    yield sentence
+            except BaseException:
+                if commit:  # a text turn that failed is not recorded (the state is untouched)
+                    self._draft = None
+                raise
+            finally:
+                draft.timings["total_ms"] = round((time.perf_counter() - draft.started) * 1000, 3)
+            draft.complete = True
+            self.last_result = draft.result()
+            if commit:
+                await self.commit_turn()
         if decision.end_call:
-            await self.hangup("assistant_closed", outcome="completed")
+            await self.end("assistant_closed", outcome="completed")
 
-    def _record_turn(
-        self,
-        text: str | None,
-        caller_t: float,
-        decision: Decision,
-        realization: Realization,
-        reply: str,
-        interventions: list[Intervention],
-        timings: dict[str, float | None],
-    ) -> None:
-        turn = self.state.turn
-        # The coordinator remembered its template; the caller heard the realized reply.
-        self.state.history[-1] = (text, reply)
-        self.state.last_reply = reply
-        self.record.transcript.append(TranscriptEntry(role="caller", text=text, t=caller_t, turn=turn))
-        self.record.transcript.append(TranscriptEntry(role="assistant", text=reply, t=self.elapsed(), turn=turn))
-        self.record.turns.append(
-            TurnRecord(
-                index=turn, caller_text=text, act=decision.act.value, caller_act=decision.caller_act.value,
-                scene=decision.scene, relation=decision.relation.value,
-                preset_conveyed=decision.preset.id if decision.preset else None, end_call=decision.end_call,
-                reply=reply, realizer=_realizer_label(realization),
-                input_flags=list(decision.input_flags), timings=timings, interventions=interventions,
-            )
-        )  # fmt: skip
-        self.record.interventions.extend(interventions)
+    async def _decide(self, text: str | None, timings: dict[str, float | None], lang: str | None) -> DraftTurn:
+        self.last_active = time.monotonic()
+        started = time.perf_counter()
+        caller_t = self.elapsed()
+        text = text.strip() if text and text.strip() else None
+        state = copy.deepcopy(self._state)
+        if lang in ("zh", "en") and lang != state.lang:
+            state.lang = lang  # type: ignore[assignment]
+        if self.events is not None:  # before understanding: the owner sees it at once
+            self.events.caller_turn(state.turn + 1, text)
+        vec, understanding = None, None
+        nlu = self.services.understander
+        if text and (self.ctx.emergent or getattr(nlu, "wants_embedding", False)):
+            vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
+        if text and hasattr(nlu, "prepare"):  # an asynchronous reading (llm), before the decision
+            understanding = await nlu.prepare(text, state=state, ctx=self.ctx, vec=vec)
+        t_decide = time.perf_counter()
+        # A voice turn's Whisper confidence (pipeline.asr.Confidence.score) goes to the
+        # understanding layer as an input; text calls have none.
+        decision = self.services.coordinator.decide(
+            state, self.ctx, text, vec, understanding=understanding, asr_confidence=timings.get("asr_score")
+        )
+        coordinator_ms = (time.perf_counter() - t_decide) * 1000
+        self.current_decision = decision
+        decision_ms = (time.perf_counter() - started) * 1000
+        metrics.DECISION_SECONDS.observe(decision_ms / 1000)
+        for flag in decision.input_flags:
+            metrics.INPUT_FLAGS.labels(kind=flag).inc()
+        draft = DraftTurn(index=state.turn, state=state, caller_text=text, caller_t=caller_t, decision=decision)
+        self._draft = draft
+        draft.realization = await self.services.realizer.realize(decision, state, self.ctx)
+        first = draft.realization.first_token_ms
+        draft.timings = {
+            "decision_ms": round(decision_ms, 3),  # utterance embedding + coordinator
+            "coordinator_ms": round(coordinator_ms, 3),
+            "first_token_ms": None if first is None else round(first, 3),
+            **timings,
+        }
+        draft.started = started
+        return draft
+
+    def note_timings(self, values: dict[str, float]) -> bool:
+        """Timings measured while the turn's reply is spoken (TTS first audio,
+        voice-to-voice): kept on the turn in flight; the first of each counts."""
+        draft = self._draft
+        if draft is None or any(k in draft.timings for k in values):
+            return False
+        draft.timings.update(values)
+        return True
+
+    async def commit_turn(self, *, cut: CutPoint | None = None) -> bool:
+        """Commit the turn in flight in one step: its state becomes the call's, and its
+        record (transcript, turn, owner record) is written from it. ``cut``: the caller
+        cut the reply off there (barge-in). False if no turn was in flight."""
+        draft, self._draft = self._draft, None
+        if draft is None:
+            return False
+        heard = draft.settle(cut)
+        self._state = draft.state
+        self._record_turn(draft, heard, cut)
+        if self.events is not None:
+            decision = draft.decision
+            preset = decision.preset.id if decision.preset and draft.preset_heard(cut) else None
+            self.events.assistant_turn(self.record, draft.index, heard, act=decision.act.value, preset=preset)
+        if not self.ended:  # the checkpoint of this turn; an ended call is saved once, by finish()
+            await self.save()
+        return True
+
+    def _record_turn(self, draft: DraftTurn, heard: str, cut: CutPoint | None) -> None:
+        decision = draft.decision
+        turn = draft.index
+        self.record.owner_record = asdict(self._state.record)
+        caller = TranscriptEntry(role="caller", text=draft.caller_text, t=draft.caller_t, turn=turn)
+        self.record.transcript.append(caller)
+        self.record.transcript.append(TranscriptEntry(role="assistant", text=heard, t=self.elapsed(), turn=turn))
+        self.record.turns.append(draft.turn_record(heard, cut))
+        self.record.interventions.extend(draft.interventions)
         metrics.TURNS.labels(transport=self.record.channel).inc()
-        if decision.preset is not None:
+        if decision.preset is not None and draft.preset_heard(cut):
             metrics.PRESETS_CONVEYED.labels(kind=decision.preset.kind).inc()
-
-    # ------------------------------------------------------------- safety ----
-
-    def guard_context(self, decision: Decision | None) -> GuardContext:
-        presets = tuple(self.ctx.regular.values()) + tuple(c.preset.response for c in self.ctx.emergent)
-        conversation = tuple(c for c, _ in self.state.history if c)
-        allowed = (decision.text,) if decision is not None else ()
-        return GuardContext(
-            lang=self.state.lang,
-            owner_name=self.ctx.owner_name,
-            private_facts=self.ctx.private_facts,
-            preset_texts=presets,
-            conversation=conversation,
-            allowed_texts=(*allowed, self.record.greeting) if self.record.greeting else allowed,
-        )
-
-    def _check(
-        self,
-        sentence: str,
-        decision: Decision,
-        turn: int,
-        gctx: GuardContext,
-        used_template: list[bool],
-        interventions: list[Intervention],
-    ) -> str | None:
-        guard = self.services.output_guard
-        if guard is None:
-            return sentence
-        t0 = time.perf_counter()
-        verdict = guard.check(sentence, gctx)
-        metrics.GUARD_SECONDS.observe(time.perf_counter() - t0)
-        if verdict.ok:
-            return sentence
-        metrics.SAFETY_INTERVENTIONS.labels(constraint=verdict.constraint or "unknown").inc()
-        interventions.append(
-            Intervention(
-                turn=turn,
-                constraint=verdict.constraint or "unknown",
-                rule=verdict.rule or "",
-                audit=redact(sentence, gctx),
-            )
-        )
-        log.warning(
-            "safety guard replaced a sentence",
-            extra={"constraint": verdict.constraint, "rule": verdict.rule},
-        )
-        if used_template[0]:
-            return None  # the safe wording was already said; drop the rest
-        used_template[0] = True
-        return decision.text
-
-    def _guard_all(self, texts: list[str], decision: Decision, turn: int) -> tuple[str, list[Intervention]]:
-        gctx = self.guard_context(decision)
-        used = [False]
-        out: list[str] = []
-        interventions: list[Intervention] = []
-        for text in texts:
-            for sentence in split_sentences(text):
-                checked = self._check(sentence, decision, turn, gctx, used, interventions)
-                if checked is not None:
-                    out.append(checked)
-        return _join(out, decision.lang) or decision.text, interventions
-
-    async def _guarded_stream(
-        self,
-        realization: Realization,
-        decision: Decision,
-        turn: int,
-        interventions: list[Intervention],
-    ) -> AsyncIterator[str]:
-        gctx = self.guard_context(decision)
-        used = [False]
-        buffer = ""
-        emitted = 0
-        assert realization.chunks is not None
-        async for chunk in realization.chunks:
-            buffer += chunk
-            cut = _last_boundary(buffer)
-            if cut == 0:
-                continue
-            # Only finished sentences are checked; the unfinished rest stays raw (spaces and all).
-            complete, buffer = split_sentences(buffer[:cut]), buffer[cut:]
-            for sentence in complete:
-                checked = self._check(sentence, decision, turn, gctx, used, interventions)
-                if checked is not None:
-                    emitted += 1
-                    yield checked
-        for sentence in split_sentences(buffer):
-            checked = self._check(sentence, decision, turn, gctx, used, interventions)
-            if checked is not None:
-                emitted += 1
-                yield checked
-        if emitted == 0:
-            yield decision.text
 
 
 class CallEnded(Exception):
@@ -429,29 +411,11 @@ class CallEnded(Exception):
         self.call_id = call_id
 
 
-def _last_boundary(text: str) -> int:
-    """Index just after the last finished sentence in streamed ``text`` (0 if none yet).
-
-    A Chinese terminator ends a sentence at once; an ASCII one only once whitespace
-    follows it (so "3." in "3.5" or "Mr." mid-stream waits for the next chunk).
-    """
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch in _CJK_END:
-            return i + 1
-        if ch in _ASCII_END and i + 1 < len(text) and text[i + 1].isspace():
-            return i + 1
-    return 0
-
-
-def _realizer_label(realization: Realization) -> str:
-    """ "llm", "template", or "template:<why>" when the template stood in for the LLM."""
-    return realization.source if not realization.fallback else f"{realization.source}:{realization.fallback}"
-
-
-def _join(sentences: list[str], lang: str) -> str:
-    sep = "" if lang == "zh" else " "
-    return sep.join(s.strip() for s in sentences if s.strip())
+def history_of(record: CallRecord) -> list[tuple[str | None, str]]:
+    """The coordinator's history (caller words, assistant words heard), from the record's
+    turns: the greeting, then each committed turn as the caller heard it."""
+    said = [(t.caller_text, t.spoken if t.cut is not None else t.reply) for t in record.turns]
+    return [(None, record.greeting), *[(c, r or "") for c, r in said]]
 
 
 def session_summary(session: CallSession) -> dict[str, Any]:

@@ -155,7 +155,7 @@ class GuardedSerializer(FrameSerializer):
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
         metrics.DROPPED_FRAMES.labels(transport=self.provider, reason=reason).inc()
         if self.call is not None:
-            self.call.session.record.stats["dropped_frames"] = dict(self.dropped)
+            self.call.session.note_stat("dropped_frames", dict(self.dropped))
 
     async def setup(self, setup: Any) -> None:
         await self.inner.setup(setup)
@@ -179,9 +179,7 @@ class GuardedSerializer(FrameSerializer):
         if event == "stop":
             self.stopped.set()
             if self.call is not None:
-                await self.call.session.hangup("caller_hangup", outcome="caller_hangup")
-                if self.call.worker is not None:
-                    asyncio.get_running_loop().create_task(self.call.worker.cancel())
+                await self.call.end("caller_hangup", outcome="caller_hangup")
             return None
         if event == "media":
             media = msg.get("media")

@@ -2,7 +2,7 @@
 
 The control queues an :class:`OwnerSpeech` frame into the call's pipeline; the call's
 CallProcessor (:mod:`pipeline.voice`) then cancels the assistant's reply in progress,
-drops its sentences not yet synthesized (the sentence being spoken plays to its end:
+drops its sentences not yet started (``DropUnspoken``; the sentence being spoken plays to its end:
 the cut falls on a sentence boundary), speaks the owner's words (not interruptible) and
 records them with role ``owner``; with ``end`` it hangs up after them.
 """
@@ -10,7 +10,6 @@ records them with role ``owner``; with ``end`` it hangs up after them.
 from __future__ import annotations
 
 import asyncio
-import collections
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,35 +30,6 @@ class OwnerSpeech(DataFrame):
     text: str
     end: bool = False
     queued_at: float = 0.0  # perf_counter() when the owner sent them
-
-
-class SentenceCut:
-    """The assistant sentences queued for speech but not yet synthesized, so the owner's
-    words can drop them (on a sentence boundary)."""
-
-    def __init__(self) -> None:
-        self._unspoken: collections.deque[str] = collections.deque()
-        self._cut: list[str] = []
-
-    def queued(self, sentence: str) -> None:
-        self._unspoken.append(sentence.strip())
-
-    def cut(self) -> int:
-        """Drop every sentence not yet started; returns how many."""
-        n = len(self._unspoken)
-        self._cut.extend(self._unspoken)
-        self._unspoken.clear()
-        return n
-
-    def starting(self, text: str) -> bool:
-        """TTS is about to speak ``text``: False if it was cut (skip it)."""
-        key = text.strip()
-        if key in self._cut:
-            self._cut.remove(key)
-            return False
-        if key in self._unspoken:
-            self._unspoken.remove(key)
-        return True
 
 
 class VoiceControl:
@@ -111,7 +81,7 @@ class VoiceControl:
         self.call.owner_leg = leg
         await worker.queue_frame(OwnerJoined())
         leg.start()
-        self.session.record.stats["owner_joins"] = int(self.session.record.stats.get("owner_joins", 0)) + 1
+        self.session.note_stat("owner_joins", int(self.session.record.stats.get("owner_joins", 0)) + 1)
         return {**dict(answer), "pc_id": leg.pc_id}
 
     async def owner_leave(self) -> None:

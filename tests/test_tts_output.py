@@ -8,13 +8,14 @@ from collections.abc import AsyncIterator
 
 import numpy as np
 import pytest
-from pipecat.frames.frames import ErrorFrame, TTSAudioRawFrame
+from pipecat.frames.frames import ErrorFrame, TTSAudioRawFrame, TTSSpeakFrame
+from pipecat.tests.utils import run_test
 from redis.asyncio import Redis
 
 from pipeline.records import CallStore
 from pipeline.session import CallServices, CallSession
 from pipeline.tts import Audio
-from pipeline.voice import LocalTTS, VoiceCall, VoiceOptions, VoiceResources
+from pipeline.voice import HangUp, LocalTTS, VoiceCall, VoiceOptions, VoiceResources
 from presets.owners import OwnerStore
 from presets.pool import PresetStore
 
@@ -56,7 +57,7 @@ async def _spoken(tts: LocalTTS, text: str, context: str) -> list[object]:
 
 
 async def test_call_switching_language_keeps_speaking(voice_call: VoiceCall) -> None:
-    tts = LocalTTS(voice_call)
+    tts = LocalTTS(voice_call.voice.synthesizer)
     tts._sample_rate = 8000  # what the pipeline's StartFrame sets for a phone line
     for i, text in enumerate(["您好，我是陈先生的助理。", "Sure, I can take a message.", "好的，我会转告他。"]):
         frames = await _spoken(tts, text, f"c{i}")
@@ -68,13 +69,19 @@ async def test_call_switching_language_keeps_speaking(voice_call: VoiceCall) -> 
     assert voice_call.session.record.ended_at is None
 
 
+async def test_failing_speaker_asks_to_hang_up(voice_call: VoiceCall) -> None:
+    tts = LocalTTS(ScriptedSynthesizer(fail_on="message"))  # type: ignore[arg-type]
+    down, up = await run_test(tts, frames_to_send=[TTSSpeakFrame("Hello."), TTSSpeakFrame("I can take a message.")])
+    assert [f for f in down if isinstance(f, TTSAudioRawFrame)]  # the first sentence was spoken
+    assert any(isinstance(f, ErrorFrame) for f in down + up)
+    hangups = [f for f in up if isinstance(f, HangUp)]
+    assert len(hangups) == 1 and hangups[0].reason == "speaker_failed"
+    assert hangups[0].error is not None and "voice model crashed" in hangups[0].error
+
+
 async def test_failing_speaker_ends_the_call_with_the_reason(voice_call: VoiceCall) -> None:
-    voice_call.voice.synthesizer = ScriptedSynthesizer(fail_on="message")  # type: ignore[assignment]
-    tts = LocalTTS(voice_call)
-    tts._sample_rate = 8000
-    assert [f for f in await _spoken(tts, "Hello.", "c0") if isinstance(f, TTSAudioRawFrame)]
-    frames = await _spoken(tts, "I can take a message.", "c1")
-    assert any(isinstance(f, ErrorFrame) for f in frames)
+    await voice_call.end("speaker_failed", outcome="error", error="RuntimeError: voice model crashed")
+    await voice_call.end("caller_hangup", outcome="caller_hangup")  # a second end changes nothing
     record = await voice_call.voice.services.calls.get(voice_call.session.call_id)
     assert record is not None and record.ended_at is not None
     assert record.end_reason == "speaker_failed"

@@ -17,7 +17,6 @@ import pytest
 from app.main import create_app
 from bench.phone import PhoneCall, pcm16_to_ulaw8k
 from pipeline.tts import PiperEngine
-from pipeline.voice_takeover import SentenceCut
 
 from .conftest import make_settings
 from .helpers import RedisProcess, ServerThread, serve
@@ -91,17 +90,6 @@ async def test_blocked_caller_hears_a_short_close(
     assert record["screening"] == {
         "alert": "always", "caller": "+19005550000", "decision": "block", "reason": "on the block list", "matched": "+1900*",
     }  # fmt: skip
-
-
-def test_sentence_cut_drops_only_sentences_not_started() -> None:
-    cut = SentenceCut()
-    for s in ["First sentence.", "Second one.", "Third one."]:
-        cut.queued(s)
-    assert cut.starting("First sentence.")  # already playing when the owner speaks
-    assert cut.cut() == 2
-    assert not cut.starting("Second one.") and not cut.starting(" Third one. ")
-    assert cut.starting("The owner's words.")  # never queued as assistant speech: spoken
-    assert cut.starting("Second one.")  # a later reply may say the same words again
 
 
 async def test_say_through_another_instance_is_relayed(

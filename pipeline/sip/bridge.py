@@ -13,6 +13,7 @@ from presets.models import normalize_line
 from presets.owners import OwnerStore
 
 from .. import metrics
+from ..records import CallRecord
 from ..screening import sip_caller
 from ..voice import VoiceResources, open_voice_call
 from .dialog import SipCall
@@ -121,14 +122,14 @@ class VoiceCallHandler:
             await call.hangup.wait()
             await transport.caller_hung_up()
 
+        def last_facts(rec: CallRecord) -> None:
+            rec.stats["sip"]["rtp"] = call.media.stats.as_dict() if call.media is not None else {}
+            rec.stats["sip"]["end"] = call.end_reason or "assistant_closed"
+
         watcher = asyncio.get_running_loop().create_task(watch_hangup())
         try:
-            await voice_call.run(transport)
+            await voice_call.run(transport, on_finish=last_facts)
         finally:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
-            record.stats["sip"]["rtp"] = call.media.stats.as_dict()
-            record.stats["sip"]["end"] = call.end_reason or "assistant_closed"
-            with contextlib.suppress(Exception):
-                await self.voice.services.calls.save(record)
