@@ -105,7 +105,7 @@ EXCEPTIONS: dict[str, Cues] = {
                  [r"running late", r"(be|am|is|are) late", r"delayed", r"stuck in traffic", r"behind schedule", r"(take|taking) longer"]),
     "cant_find": cues(["找不(到|着).{0,6}(地方|地址|楼|门|单元|小区|路|位置|你家|您家)", "找不着", "没找到", "进不去", "门禁", "(保安|门卫).{0,4}不让",
                        "(地址|定位).{0,4}(不对|错|不准)", "导航.{0,4}(不对|错)", "(楼|门)牌.{0,4}(没有|不清)"],
-                      [r"(can't|cannot|couldn't|can not) (find|locate|get (in|into|to)) (the )?(place|address|building|house|unit|apartment|entrance|gate|door)",
+                      [r"(can't|cannot|couldn't|can not) (find|locate|get (in|into|to)) (the |your |ur |this )?(place|address|building|house|unit|apartment|entrance|gate|door)",
                        r"(gate|door|building) is locked", r"(buzzer|intercom|access code|door code|gate code)", r"(address|pin|location) is wrong",
                        r"security (won't|will not) let", r"(i'm|i am) lost", r"can't get in"]),
     # The item needs more than a drop-off (a fridge to carry up and install): the preset no longer fits.

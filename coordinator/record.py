@@ -10,8 +10,12 @@ attacker said is relayed as if it were a message.
 
 from __future__ import annotations
 
-from .acts import Classification
+from typing import TYPE_CHECKING
+
 from .types import Act, CallContext, CallerAct, CallState, OwnerRecord
+
+if TYPE_CHECKING:
+    from .understanding import Understanding
 
 _REASON_MAX = 120
 _CALLBACK_CONTEXT = (
@@ -21,12 +25,12 @@ _CALLBACK_CONTEXT = (
 _BLOCKING = {"injection", "extraction"}
 
 
-def note_caller(state: CallState, ctx: CallContext, utt: str, c: Classification, flags: tuple[str, ...]) -> None:
+def note_caller(state: CallState, ctx: CallContext, utt: str, c: Understanding, flags: tuple[str, ...]) -> None:
     """Facts about the caller, before the decision."""
     r = state.record
     r.scene = state.scene
-    if c.self_id and r.caller is None and not set(flags) & _BLOCKING:
-        r.caller = c.self_id
+    if c.caller_name and r.caller is None and not set(flags) & _BLOCKING:
+        r.caller = c.caller_name
     if c.urgent:
         r.urgency = "urgent"
     if c.callback_number and (any(k in utt.lower() for k in _CALLBACK_CONTEXT) or state.awaiting == "message"):
@@ -40,7 +44,7 @@ def note_caller(state: CallState, ctx: CallContext, utt: str, c: Classification,
 
 
 def record_outcome(
-    state: CallState, utt: str, c: Classification, act: Act, flags: tuple[str, ...], *, relay: bool = True
+    state: CallState, utt: str, c: Understanding, act: Act, flags: tuple[str, ...], *, relay: bool = True
 ) -> None:
     """What the assistant just promised to relay to the owner (``relay=False``: the turn
     carries nothing for the owner, e.g. an echo of the preset or a pitch)."""

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from presets.matching import Candidate, match_trigger
 
 from .acts import Classification, classify, message_body
-from .turns import asking
+from .news import informative
+from .turns import abusive, asking, said
+from .types import CallerAct
 
 if TYPE_CHECKING:
     from .types import CallContext, CallState
@@ -47,29 +49,57 @@ class TriggerReading:
 
 @dataclass(frozen=True, slots=True)
 class Understanding:
-    """What the caller did in one turn, as the policy reads it.
+    """What the caller did in one turn, as the policy reads it (typed; every understander fills it).
 
-    ``reading`` carries the primary caller act and the per-turn details the policy's
-    table consults (question, repeat request, exception kind, message body, callback
-    number, ...). The other fields are the typed, scored view: every intent with its
-    score, the question's focus and form, slots, scene evidence, trigger probabilities.
+    ``act`` is the primary caller act; the flags below it are the per-turn details the
+    policy's tables consult. The scored view beside them: every intent with its score, the
+    question's focus and form, slots, scene evidence, trigger probabilities.
     """
 
     source: str
-    reading: Classification
+    act: CallerAct = CallerAct.OTHER
     intents: tuple[tuple[str, float], ...] = ()
     exception: str | None = None
     exception_detail: str | None = None
+    exception_stated: bool = False  # the caller's own words name the kind (see :mod:`.honesty`)
     focus: str | None = None
     form: str = "plain"
     repeat: bool = False
     closing: bool = False
+    question: bool = False
+    asking: bool = False  # asks or requests something ("能不能...", "where do I...")
+    insists: bool = False  # pressing on after a refusal
+    follow_up: bool = False  # a further question on the topic just answered
+    pitch: bool = False  # a sales pitch (whatever the primary act)
+    abusive: bool = False  # insults with nothing else to handle
+    en_route: bool = False
+    threat: bool = False
+    scam: bool = False
+    injection: bool = False
+    credential_probe: bool = False
+    dismiss: bool = False  # "算了" / "Forget it"
+    urgent: bool = False
+    starts_with_ack: bool = False
+    ack_marked: bool = False
+    ends_with_thanks: bool = False
+    ends_with_closing: bool = False
+    message_body: str | None = None  # what to pass on, when the turn carries a message
+    news: bool = True  # says something the assistant has not already said (not an echo)
+    echoes_regular: bool = False  # repeats the scene's regular preset back ("ok, at the door then")
     slots: Mapping[str, str] = field(default_factory=dict)
     scene_evidence: Mapping[str, float] = field(default_factory=dict)
     trigger: TriggerReading = field(default_factory=TriggerReading)
     regular_prob: float | None = None
     input_flags: tuple[str, ...] = ()
     asr_confidence: float | None = None
+
+    @property
+    def caller_name(self) -> str | None:
+        return self.slots.get("caller_name")
+
+    @property
+    def callback_number(self) -> str | None:
+        return self.slots.get("callback_number")
 
     def has(self, intent: str, threshold: float = 0.5) -> bool:
         return any(name == intent and score >= threshold for name, score in self.intents)
@@ -99,6 +129,44 @@ def emergent_candidates(state: CallState, ctx: CallContext) -> list[Candidate]:
         for tc in ctx.emergent
         if tc.scenes is None or state.scene is None or state.scene in tc.scenes
     ]
+
+
+def typed_understanding(source: str, c: Classification, utt: str, state: CallState, ctx: CallContext) -> Understanding:
+    """The typed per-turn fields of an :class:`Understanding`, from a cue-level reading.
+
+    Shared by every understander (each then adds its scored view with ``dataclasses.replace``),
+    so the policy sees the same fields whoever read the turn."""
+    regular = ctx.regular.get(state.scene) if state.scene else None
+    return Understanding(
+        source=source,
+        act=c.act,
+        intents=((c.act.value, 1.0),),
+        exception=c.exception,
+        exception_stated=c.exception_stated,
+        repeat=c.repeat_request,
+        closing=c.act == CallerAct.CLOSING,
+        question=c.question,
+        asking=asking(c),
+        insists=c.insists,
+        follow_up="follow_up" in c.cues,
+        pitch=c.act == CallerAct.SALES or ("sales" in c.cues and c.act != CallerAct.LEAVE_MESSAGE),
+        abusive=abusive(c),
+        en_route=c.en_route,
+        threat=c.threat,
+        scam=c.scam,
+        injection=c.injection,
+        credential_probe=c.credential_probe,
+        dismiss=c.dismiss,
+        urgent=c.urgent,
+        starts_with_ack=c.starts_with_ack,
+        ack_marked=c.ack_marked,
+        ends_with_thanks=c.ends_with_thanks,
+        ends_with_closing=c.ends_with_closing,
+        message_body=c.message_body,
+        news=informative(utt, said(state)) is not None,
+        echoes_regular=bool(regular) and informative(utt, regular or "") is None,
+        slots=slots_of(c),
+    )
 
 
 def previous_caller_turn(state: CallState) -> str | None:
@@ -147,15 +215,8 @@ class RulesUnderstander:
         flags: tuple[str, ...] = (),
     ) -> Understanding:
         c = classify(utterance, scene=state.scene)
-        return Understanding(
-            source=self.name,
-            reading=c,
-            intents=((c.act.value, 1.0),),
-            exception=c.exception,
-            form="plain",
-            repeat=c.repeat_request,
-            closing=c.act.value == "closing",
-            slots=slots_of(c),
+        return replace(
+            typed_understanding(self.name, c, utterance, state, ctx),
             trigger=rule_trigger(utterance, vec, state, ctx, c),
             input_flags=flags,
             asr_confidence=asr_confidence,

@@ -66,7 +66,7 @@ def test_rules_and_learned_share_the_protocol() -> None:
     for u in (RulesUnderstander(), learned()):
         reading = u.understand("喂你好，你的外卖到了，放哪儿啊？", state=state, ctx=ctx)
         assert reading.source == u.name
-        assert reading.reading.act.value in {"where_to_leave", "arrival"}
+        assert reading.act.value in {"where_to_leave", "arrival"}
         assert reading.intents and all(0.0 <= p <= 1.0 for _, p in reading.intents)
 
 
@@ -148,7 +148,7 @@ async def test_llm_answer_within_the_deadline_is_used() -> None:
     answer = json.dumps({"intents": ["exception"], "exception": "spilled", "focus": None, "form": "plain"})
     got, u, _ = await _prepare(FakeLLMConfig(ttft_ms=30, mode="fixed", text=answer), deadline_ms=400)
     assert got is not None and got.source == "llm"  # type: ignore[attr-defined]
-    assert got.reading.act.value == "exception" and got.exception == "spilled"  # type: ignore[attr-defined]
+    assert got.act.value == "exception" and got.exception == "spilled"  # type: ignore[attr-defined]
     assert u.answered == 1 and sum(u.fallbacks.values()) == 0
 
 

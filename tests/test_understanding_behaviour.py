@@ -104,12 +104,13 @@ def test_relay_restates_only_what_the_caller_said(lang: str, text: str, word: st
     from dataclasses import replace
 
     from coordinator.acts import classify
-    from coordinator.understanding import Understanding
+    from coordinator.understanding import typed_understanding
 
     call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, regular={"delivery": "放门口"},
                 scene_hint="delivery")  # fmt: skip
     c = replace(classify(text, scene="delivery"), exception="signature", act=CallerAct.EXCEPTION)
-    d = call.co.decide(call.state, call.ctx, text, understanding=Understanding(source="test", reading=c))
+    wrong = typed_understanding("test", c, text, call.state, call.ctx)
+    d = call.co.decide(call.state, call.ctx, text, understanding=wrong)
     assert d.act == Act.RELAY_EXCEPTION
     assert word not in d.text
     assert call.record.exceptions == [text]
@@ -198,3 +199,47 @@ def test_caller_field_is_a_name_company_or_role_or_nothing(lang: str, line: str,
     call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, understander=learned())
     call.say(line)
     assert call.record.caller == caller
+
+
+@pytest.mark.parametrize("reader", ["rules", "learned"])
+@pytest.mark.parametrize(
+    ("lang", "preset", "lost", "late", "then"),
+    [
+        (
+            "en",
+            "Leave it with the guard at the north gate.",
+            "Hi, courier here with a parcel for Alex, I can't find your building.",
+            "Right, the guard says he won't take it, it needs a signature.",
+            "So where do I leave it now?",
+        ),
+        (
+            "zh",
+            "放北门保安亭那儿就行",
+            "你好，我是快递，我找不到你们那栋楼啊",
+            "保安说不收，这个件要本人签收",
+            "那我现在放哪儿？",
+        ),
+    ],
+)
+def test_a_preset_that_solves_an_early_exception_is_conveyed_a_late_one_suspends_it(
+    reader: str, lang: str, preset: str, lost: str, late: str, then: str
+) -> None:
+    co_reader = learned() if reader == "learned" else None
+    call = Call(owner="Alex" if lang == "en" else "陈先生", lang=lang, regular={"delivery": preset},
+                scene_hint="delivery", understander=co_reader)  # fmt: skip
+    d = call.say(lost)
+    assert d.act == Act.CONVEY_PRESET and preset in d.text  # the owner's answer solves it: not suspended
+    assert call.conveyed_count("regular:delivery") == 1
+    d = call.say(late)
+    assert d.act == Act.RELAY_EXCEPTION and d.preset is None  # after the answer: suspend, relay
+    assert call.record.exceptions == [late]
+    d = call.say(then)
+    assert d.preset is None and d.act == Act.DEFER_DECISION  # never the stale instruction again
+    assert call.conveyed_count("regular:delivery") == 1
+
+
+def test_an_exception_the_preset_does_not_solve_still_suspends_it() -> None:
+    call = Call(owner="Alex", lang="en", regular={"delivery": "Please leave it at the door."}, scene_hint="delivery")
+    d = call.say("Hi, courier here, I can't find your building.")
+    assert d.act == Act.RELAY_EXCEPTION and d.preset is None  # "at the door" does not find the building
+    assert call.say("Where should I leave it?").preset is None

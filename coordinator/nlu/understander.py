@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..understanding import (
     Understanding,
     emergent_candidates,
     rule_trigger,
-    slots_of,
+    typed_understanding,
 )
 from .model import NLUModel, Reading, shared_model
 
@@ -163,17 +164,11 @@ class LearnedUnderstander:
         learned = self._reading(utterance, c, active, exc, question, r.intents)
         if learned.self_id and self.model.caller_prob(learned.self_id) < 0.5:
             learned.self_id = None  # "it's a bit awkward" is no caller: the record's field stays empty
-        return Understanding(
-            source=self.name,
-            reading=learned,
+        return replace(
+            typed_understanding(self.name, learned, utterance, state, ctx),
             intents=tuple((n, round(p, 4)) for n, p in ranked if p >= 0.05),
-            exception=exc,
-            exception_detail=None,
             focus=focus,
             form=form,
-            repeat=learned.repeat_request,
-            closing=learned.act == CallerAct.CLOSING,
-            slots=slots_of(learned),
             scene_evidence=r.scene,
             trigger=self.trigger(utterance, vec, state, ctx, learned),
             regular_prob=max(r.intents["arrival"], r.intents["where_to_leave"]),

@@ -1,0 +1,124 @@
+"""The owner's goal this turn: RETRIEVEPRESET and the relation of the preset to the caller's goal.
+
+In takeout/delivery/taxi the scene's regular slot is checked first, else the emergent
+triggers the understander matched against the *current* utterance (design.md). Each
+returns a Decision when the preset decides the turn (convey, suspend, relay, wait), or
+None when the preset is irrelevant to what the caller wants (the general table answers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .general import EMERGENT_SUSPENDED
+from .reply import ack, convey, reply
+from .turns import PREMISE_EXCEPTIONS
+from .types import SERVICE_SCENES, Act, CallContext, CallerAct, CallState, Decision, MatchResult, PresetRef, Relation
+from .understanding import Understanding
+
+_PRETEXT = {"pretexting", "social_engineering"}
+# Exceptions a drop-off / meeting instruction can itself solve, when it names a hand-over
+# point the caller can reach without finding the door: "I can't find the building" ->
+# "leave it with the guard at the north gate". ("Leave it at the door" solves neither.)
+_SOLVABLE = {"cant_find", "blocked"}
+_HANDOVER = re.compile(
+    r"(门卫|保安|传达室|岗亭|物业|前台|大堂|驿站|快递柜|丰巢|(东|南|西|北|正|侧|后)门|大门|路口|站台|停车场|号楼|栋)"
+    r"|\b(guard|security|gate|front desk|reception|concierge|lobby|locker|mailroom|mail room|doorman|entrance|"
+    r"parking|corner|office|building [a-z0-9]|block [a-z0-9])\b",
+    re.IGNORECASE,
+)
+
+
+def solves(exception: str | None, response: str) -> bool:
+    """Does the owner's instruction itself answer this exception (so it is conveyed, not suspended)?"""
+    return exception in _SOLVABLE and bool(_HANDOVER.search(response))
+
+
+def regular_preset(state: CallState, ctx: CallContext) -> PresetRef | None:
+    if state.scene not in SERVICE_SCENES:
+        return None
+    response = ctx.regular.get(state.scene)
+    if not response:
+        return None
+    return PresetRef("regular", f"regular:{state.scene}", response)
+
+
+def with_regular(
+    state: CallState, ctx: CallContext, u: Understanding, preset: PresetRef, flags: tuple[str, ...]
+) -> Decision | None:
+    conveyed = state.conveyed.get(preset.id, 0) > 0
+    suspended = preset.id in state.suspended
+    if u.act == CallerAct.EXCEPTION:
+        if not conveyed and not suspended and solves(u.exception, preset.response):
+            # An early exception the owner's instruction answers: convey it (a complementary goal).
+            return convey(state, ctx, u, preset, Relation.COMPLEMENTARY, flags)
+        # Unresolved, or late (after the instruction was given): suspend it, relay, decide nothing.
+        if u.exception != "late" and not suspended:
+            state.suspended.append(preset.id)
+        return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
+    if conveyed and u.follow_up and not u.repeat:
+        return None  # "which door, front or back?": a fresh answer or "I'll ask", not the preset again
+    if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
+        if suspended:
+            # The caller still needs an answer, but the owner's instruction no longer fits.
+            return reply(state, ctx, Act.DEFER_DECISION, u.act, Relation.CONFLICT, u, flags)
+        if u.act == CallerAct.ARRIVAL:
+            if conveyed:
+                # "I just arrived, I'm at the front": already told; the driver waits, don't hang up.
+                return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)
+            if u.en_route:
+                # On the way (complementary): the instruction fits once they are there or ask.
+                return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.COMPLEMENTARY, u, flags)
+        # "那我就放快递架上了哈" after the instruction: compliance in the caller's words, not a new ask.
+        compliance = conveyed and (u.starts_with_ack or u.ack_marked or u.echoes_regular) and not u.question
+        if compliance:
+            return ack(state, ctx, u, flags)
+        return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
+    if u.repeat and state.last_act == Act.CONVEY_PRESET:
+        return convey(state, ctx, u, preset, Relation.ALIGNED, flags, repeat=True)
+    if u.act in (CallerAct.GREETING, CallerAct.ASK_OWNER) and not conveyed and not suspended:
+        # "Hi, is this Dr. Kim?" from a courier: find out what they need.
+        return reply(state, ctx, Act.GUIDE, u.act, Relation.COMPLEMENTARY, u, flags)
+    return None  # irrelevant to the preset: answer the caller, don't push it
+
+
+def match_emergent(state: CallState, ctx: CallContext, u: Understanding) -> MatchResult:
+    """The understander's pick among the triggers eligible in this scene."""
+    t = u.trigger
+    eligible = {
+        tc.preset.id: tc.preset
+        for tc in ctx.emergent
+        if tc.scenes is None or state.scene is None or state.scene in tc.scenes
+    }
+    preset = eligible.get(t.best) if t.best else None
+    return MatchResult(preset, t.score, t.runner_up, t.reason)
+
+
+def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: tuple[str, ...]) -> Decision | None:
+    match = match_emergent(state, ctx, u)
+    preset = match.preset
+    if preset is None:
+        return None
+    already = state.conveyed.get(preset.id, 0) > 0
+    premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS
+    if set(flags) & _PRETEXT and u.act == CallerAct.ASK_PRIVATE:
+        return None  # an identity claim does not unlock anything: deflect
+    stale = EMERGENT_SUSPENDED in state.suspended and not already
+    if premise or stale or preset.id in state.suspended:
+        # The caller's news (a fee, damage, a changed offer) breaks the premise the owner
+        # answered under: the owner's answer is stale. Relay; decide nothing.
+        if premise and EMERGENT_SUSPENDED not in state.suspended:
+            state.suspended.append(EMERGENT_SUSPENDED)
+        act = Act.RELAY_EXCEPTION if premise or u.act == CallerAct.EXCEPTION else Act.DEFER_DECISION
+        return reply(state, ctx, act, u.act, Relation.CONFLICT, u, flags)
+    if u.act == CallerAct.EXCEPTION and already and u.exception != "late":
+        # A late exception (after the owner's answer was given) suspends that answer.
+        state.suspended.append(preset.id)
+        return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
+    if already and u.follow_up and not u.repeat:
+        return None  # a further question on the same topic: answered by the table, never the preset again
+    if already and not u.question and u.act != CallerAct.ASK_DECISION:
+        return ack(state, ctx, u, flags)  # "好嘞，那就放那儿了": said once is enough
+    # The trigger matched this very turn: the owner foresaw it, even when the caller puts it
+    # as a problem ("the guard won't let me in" -> "he said to call his neighbour").
+    return convey(state, ctx, u, preset, Relation.ALIGNED, flags, match)
