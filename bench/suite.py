@@ -38,7 +38,7 @@ from .scenario import (
 )
 
 BUILTIN_PREFIX = "builtin:"
-BUILTIN_SUITES = ("dev", "test", "test2")  # test2: the held-out brief C call scenarios (issue 12)
+BUILTIN_SUITES = ("dev", "dev2", "test", "test2")  # dev2: brief D development; test2: the held-out brief C
 
 
 @dataclass(frozen=True, slots=True)
