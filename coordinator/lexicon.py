@@ -40,7 +40,7 @@ ARRIVAL = cues(
      "^到了", "已(经)?(送达|到达)", "(快|马上|就)(要)?到了", "准备好了", "(在|到)(楼下|门口|小区门口|大门口)了",
      "(敲门|按门铃|打电话).{0,4}(没人|没有人|没应|没开)", "(家里|屋里)?没人(开门|接|应)", "(接|取)(一下)?(外卖|快递|件)",
      "(有|是)(你|您)的(外卖|快递|包裹|件)", "送(外卖|快递)的", "(车|我)(停|就)在",
-     "到(你们|你|您)?(家|楼下|门口|小区|单元|楼门口)(了|啦)", "还有.{0,4}(分钟|公里)(就|左右)?到", "(快|马上)到(你|您)?(家|楼下|门口|小区)?了"],
+     "到(你们|你|您)?(家)?(家|楼下|门口|小区|单元|楼门口)(了|啦)", "还有.{0,4}(分钟|公里)(就|左右)?到", "(快|马上)到(你|您)?(家|楼下|门口|小区)?了"],
     [r"(i'm|i am|we're|we are|driver is|car is|courier is) (here|outside|downstairs|at the (door|gate|front|lobby|entrance|building|curb))",
      r"(order|food|delivery|package|parcel|takeout|takeaway|car|ride|cab|taxi|pizza|groceries) (is|has) (here|arrived|outside|been delivered)",
      r"(order|food|dinner|lunch|meal|delivery|package|parcel|groceries)\b[\w' ]{0,30} (is|has) (here|arrived|outside|downstairs)",

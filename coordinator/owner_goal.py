@@ -34,6 +34,19 @@ def solves(exception: str | None, response: str) -> bool:
     return exception in _SOLVABLE and bool(_HANDOVER.search(response))
 
 
+def infer_service_scene(state: CallState, ctx: CallContext, u: Understanding) -> None:
+    """A caller who has arrived or asks where to leave it / where to meet, in a call whose
+    scene is still unknown ("y'all ordered from Rudy's? I'm pullin' up, where do you want it?"):
+    the owner's regular slots say which service this can be. One slot: that one; several:
+    the one the scene evidence (learned head, then the rule scores) favours."""
+    if state.scene is not None or u.act not in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
+        return
+    slots = [scene for scene in SERVICE_SCENES if ctx.regular.get(scene)]
+    if not slots:
+        return
+    state.scene = max(slots, key=lambda s: (u.scene_evidence.get(s, 0.0), state.scene_scores.get(s, 0.0)))
+
+
 def regular_preset(state: CallState, ctx: CallContext) -> PresetRef | None:
     if state.scene not in SERVICE_SCENES:
         return None
@@ -69,10 +82,12 @@ def with_regular(
             if u.en_route:
                 # On the way (complementary): the instruction fits once they are there or ask.
                 return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.COMPLEMENTARY, u, flags)
-        # "那我就放快递架上了哈" after the instruction: compliance in the caller's words, not a new ask.
-        compliance = conveyed and (u.starts_with_ack or u.ack_marked or u.echoes_regular) and not u.question
-        if compliance:
-            return ack(state, ctx, u, flags)
+        if conveyed and not u.question:
+            # "那我就放快递架上了哈" / "Praed Street, lovely. I'm the grey Prius, be there in two." after
+            # the instruction: compliance in the caller's words, not a new ask; never the preset again.
+            if u.starts_with_ack or u.ack_marked or u.echoes_regular or not u.news:
+                return ack(state, ctx, u, flags)
+            return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
     if u.repeat and state.last_act == Act.CONVEY_PRESET:
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags, repeat=True)

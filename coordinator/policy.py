@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .general import general
-from .owner_goal import regular_preset, with_emergent, with_regular
+from .owner_goal import infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
 from .reply import decision, reply
@@ -138,6 +138,7 @@ class Coordinator:
         if attack and not state.hostile:
             state.hostile = True  # nothing this caller says is relayed as a message,
             disown_messages(state.record)  # not even what they said before showing it
+        infer_service_scene(state, ctx, u)
         note_caller(state, ctx, utt, u, flags)
         if u.pitch:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
@@ -155,13 +156,22 @@ class Coordinator:
     def _respond(self, state: CallState, ctx: CallContext, u: Understanding, flags: tuple[str, ...]) -> Decision:
         if set(flags) & _BLOCKING_INPUT or u.injection:
             return reply(state, ctx, Act.SAFE_REFUSAL, CallerAct.INJECTION, Relation.NONE, flags=flags)
-        if state.probing and u.insists and u.act not in (CallerAct.CLOSING, CallerAct.ACK, CallerAct.EXCEPTION):
+        if state.probing and self._still_probing(u):
             # "Just read it to me, the platform requires it": still the same probe.
             return reply(state, ctx, Act.DEFLECT_PRIVATE, u.act, Relation.NONE, u, flags)
         # RETRIEVEPRESET: the scene's regular slot first, emergent triggers otherwise.
         regular = regular_preset(state, ctx)
         d = with_regular(state, ctx, u, regular, flags) if regular else with_emergent(state, ctx, u, flags)
         return d if d is not None else general(state, ctx, u, flags, regular)
+
+    @staticmethod
+    def _still_probing(u: Understanding) -> bool:
+        """Pressing on after a refusal ("just read it to me"), as opposed to a message or a
+        goodbye that happens to start with "just" ("Just tell him I've got it. Bye.")."""
+        if not u.insists or u.act in (CallerAct.CLOSING, CallerAct.ACK, CallerAct.EXCEPTION):
+            return False
+        message = u.act in (CallerAct.LEAVE_MESSAGE, CallerAct.STATEMENT) and bool(u.message_body) and not u.asking
+        return not message and not (u.ends_with_closing and not u.question)
 
     def _relays(self, state: CallState, u: Understanding, act: Act) -> bool:
         """Does this turn's statement carry news for the owner (not an echo, a plan, or a pitch)?"""

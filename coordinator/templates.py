@@ -241,9 +241,9 @@ GUIDE_BY_SCENE = {"takeout": 0, "delivery": 1, "taxi": 2}
 # Short restatements of exception kinds for {detail}.
 EXCEPTION_DETAIL = {
     "zh": {"spilled": "餐品洒了", "damaged": "东西有损坏", "wrong_item": "东西送错了", "late": "会晚一些到",
-           "cant_find": "您找不到地方", "signature": "需要签收", "payment": "需要付费", "id_needed": "需要核对身份或取件码",
+           "cant_find": "您找不到地方", "signature": "需要签收", "payment": "您说需要付费", "id_needed": "需要核对身份或取件码",
            None: "您说的情况"},
     "en": {"spilled": "something spilled", "damaged": "the item is damaged", "wrong_item": "the order isn't right",
            "late": "you're running late", "cant_find": "you can't find the place", "signature": "it needs a signature",
-           "payment": "there's a payment to make", "id_needed": "an ID or code is needed", None: "there's a problem"},
+           "payment": "you're asking for a payment", "id_needed": "an ID or code is needed", None: "there's a problem"},
 }  # fmt: skip

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..acts import Classification, classify, message_body
 from ..turns import asking
-from ..types import CallerAct
+from ..types import SERVICE_SCENES, CallerAct
 from ..understanding import (
     TriggerReading,
     Understanding,
@@ -70,10 +70,11 @@ CUES = {
     "repeat_request": "repeat",
 }  # fmt: skip
 _LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
-_QUESTION_INTENTS = ("where_to_leave", "info_question", "ask_private", "ask_decision", "ask_owner", "follow_up")
 SAFETY_MIN = 0.7  # a learned injection / scam flag needs this much (it can refuse a caller)
 AGREE = 0.2  # the model's score for the rules' act at which the rules' reading stands
-CONFIDENT = 0.7  # the model overrides the rules only when this sure of its own top intent
+CONFIDENT = 0.5  # the model overrides the rules only when this sure of its own top intent
+EXC_OVERRIDE = 0.8  # the model's exception replaces the rules' act only this sure
+PREFERS = 0.5  # ... and its top intent outscores the rules' act by this much (or the act is below AGREE)
 _RULE_INTENT = {CallerAct.SILENCE: "other"}
 _ENDING = (CallerAct.ACK, CallerAct.CLOSING)  # acts after which the policy may hang up
 # Intents that end the call or change how the caller is treated need more than the tuned
@@ -116,9 +117,16 @@ class LearnedUnderstander:
         self.model = model or shared_model()
         self._embed = embed
 
-    def read(self, utterance: str, context: str | None, vec: object, scene: str | None = None) -> Reading:
+    def read(
+        self,
+        utterance: str,
+        context: str | None,
+        vec: object,
+        scene: str | None = None,
+        rules: Classification | None = None,
+    ) -> Reading:
         emb = vec if vec is not None else (self._embed(utterance) if self._embed else None)
-        return self.model.read(utterance, context, None if emb is None else np.asarray(emb), scene=scene)
+        return self.model.read(utterance, context, None if emb is None else np.asarray(emb), scene=scene, rules=rules)
 
     def understand(
         self,
@@ -132,8 +140,8 @@ class LearnedUnderstander:
     ) -> Understanding:
         if vec is None and self._embed is not None:
             vec = self._embed(utterance)
-        r = self.read(utterance, state.last_reply, vec, state.scene)
-        c = classify(utterance, scene=state.scene)
+        c = classify(utterance, scene=state.scene)  # once per turn: a feature and the details' source
+        r = self.read(utterance, state.last_reply, vec, state.scene, rules=c)
         return self.from_reading(utterance, r, c, state=state, ctx=ctx, vec=vec, flags=flags, conf=asr_confidence)
 
     def from_reading(
@@ -160,8 +168,16 @@ class LearnedUnderstander:
             exc = max((k for k in r.exception if k), key=lambda k: r.exception[k])
         form = max(r.form, key=lambda k: r.form[k])
         focus = max(r.focus, key=lambda k: r.focus[k])
-        question = form != "plain" or any(i in active for i in _QUESTION_INTENTS)
+        # A question by its form (or the rules' "?" and question words), not by its intent: "Praed
+        # Street, lovely. I'm the grey Prius, be there in two." reads where_to_leave yet asks nothing.
+        question = form != "plain" or c.question
         learned = self._reading(utterance, c, active, exc, question, r.intents)
+        service = state.scene in SERVICE_SCENES or (state.scene is None and any(ctx.regular.values()))
+        arriving = max(r.intents["arrival"], r.intents["where_to_leave"]) >= AGREE and "ask_private" not in active
+        if learned.act == CallerAct.INFO_QUESTION and focus == "location" and service and arriving:
+            # "I'm pulling into the building now. Where will she be?": in takeout / delivery / taxi a
+            # question about where is the regular trigger (where to leave it, where to meet).
+            learned.act = CallerAct.WHERE_TO_LEAVE
         if learned.self_id and self.model.caller_prob(learned.self_id) < 0.5:
             learned.self_id = None  # "it's a bit awkward" is no caller: the record's field stays empty
         return replace(
@@ -187,7 +203,16 @@ class LearnedUnderstander:
     ) -> Classification:
         rules_intent = _RULE_INTENT.get(rules.act, rules.act.value)
         bare_closing = "closing" in active and _terse(utterance)  # "nope" / "没了" after "anything else?"
-        if not bare_closing and (intents.get(rules_intent, 0.0) >= AGREE or max(intents.values()) < CONFIDENT):
+        top, rules_p = max(intents.values()), intents.get(rules_intent, 0.0)
+        model_prefers = top >= CONFIDENT and (rules_p < AGREE or top - rules_p >= PREFERS)
+        prim = _primary(active, exc, question)
+        if prim == CallerAct.EXCEPTION and rules.act != CallerAct.EXCEPTION and intents["exception"] < EXC_OVERRIDE:
+            model_prefers = False  # an exception suspends the owner's answer: the model must be sure
+        if rules.act == CallerAct.LEAVE_MESSAGE and rules.message_body and prim != CallerAct.EXCEPTION:
+            model_prefers = False  # "Just tell Elena dinner moved to Sunday, okay? Bye": a message, not a question
+        if rules.nobody_home:
+            model_prefers = False  # nobody answers the door: where to leave it (no exception)
+        if not bare_closing and not model_prefers:
             # The model agrees with the rules' act (or is not sure of another): keep the rules'
             # reading and add what only the model reads (follow-ups, own actions, repeats).
             rules.cues |= {CUES[i] for i in active if i in ("own_action", "follow_up", "repeat_request")}
