@@ -18,17 +18,20 @@ def train_nlu(
     out: Annotated[Path | None, typer.Option(help="Weights file (default: the packaged one)")] = None,
     seed: Annotated[int, typer.Option(help="Random seed")] = 20261201,
     cache: Annotated[bool, typer.Option(help="Keep e5 vectors in var/cache between runs")] = True,
+    pairs_only: Annotated[
+        bool, typer.Option(help="Refit only the trigger-pair model on the committed heads (new trigger pairs only)")
+    ] = False,
 ) -> None:
     """Fit the understander's heads and trigger model (seeded; a few minutes on 2 cores)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from coordinator.nlu.model import WEIGHTS_PATH
 
-    from .nlu.train import TrainConfig, train
+    from .nlu.train import TrainConfig, refit_triggers, train
 
     cfg = TrainConfig(
         data=data, out=out or WEIGHTS_PATH, seed=seed, cache=Path("var/cache/nlu-e5.npz") if cache else None
     )
-    _, meta = train(cfg, log=typer.echo)
+    _, meta = (refit_triggers if pairs_only else train)(cfg, log=typer.echo)
     typer.echo(json.dumps(meta, indent=1))
 
 

@@ -7,7 +7,8 @@ import base64
 import hashlib
 import logging
 import threading
-from typing import TYPE_CHECKING, Any
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_MODEL = "multilingual-e5-small-q4"
+_RECENT_MAX = 4096  # caller turns kept (384 float32 each: ~6 MB at most)
 
 
 class Embedder:
@@ -28,6 +30,7 @@ class Embedder:
 
     _lock = threading.Lock()
     _model: Any = None
+    _recent: ClassVar[OrderedDict[str, np.ndarray]] = OrderedDict()  # text -> vector (LRU)
 
     def _get(self) -> Any:
         with self._lock:
@@ -44,7 +47,19 @@ class Embedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        """One caller turn's vector, cached by text: "ok", "好的", "bye" recur in every call."""
+        with self._lock:
+            hit = Embedder._recent.get(text)
+            if hit is not None:
+                Embedder._recent.move_to_end(text)
+                return hit
+        vec = self.embed([text])[0]
+        vec.setflags(write=False)  # shared between calls: nobody may change it
+        with self._lock:
+            Embedder._recent[text] = vec
+            if len(Embedder._recent) > _RECENT_MAX:
+                Embedder._recent.popitem(last=False)
+        return vec
 
 
 def trigger_key(trigger: str) -> str:

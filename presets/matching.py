@@ -257,9 +257,13 @@ _QUESTION_TRIGGER = re.compile(
 )
 
 
+_CONDITION = re.compile(r"^\s*(if|when|whenever|in case)\b", re.IGNORECASE)
+
+
 def is_question_trigger(trigger: str) -> bool:
     """ "问能不能放驿站" / "asks if Dana can join": the trigger is the caller asking something."""
-    return bool(_QUESTION_TRIGGER.search(trigger)) and not is_sales_trigger(trigger)
+    asked = _CONDITION.sub("", trigger)  # "if the school calls about pick-up": the "if" asks nothing
+    return bool(_QUESTION_TRIGGER.search(asked)) and not is_sales_trigger(trigger)
 
 
 def is_sales_trigger(trigger: str) -> bool:

@@ -135,8 +135,16 @@ def _rules_pairs(pairs: list[TriggerPair], cache: EmbeddingCache) -> list[bool]:
 
 def evaluate(model: NLUModel, folder: Path, cache: EmbeddingCache) -> dict[str, Any]:
     split = load_split(folder)
+    pairs, source = split.pairs, str(folder)
+    if folder.name == "dev" and not pairs:
+        # No dev pair files: the pairs training held out of train for the threshold (same seed).
+        from .train import TrainConfig, _splits
+
+        seed = int(model.meta.get("seed", TrainConfig.seed))  # type: ignore[call-overload]
+        _, dev, _ = _splits(TrainConfig(data=folder.parent, seed=seed), lambda *_: None)
+        pairs, source = dev.pairs, "held out of train (as in training)"
     return {
         "folder": str(folder),
         "utterances": evaluate_utterances(model, split, cache),
-        "triggers": evaluate_pairs(model, split.pairs, cache),
+        "triggers": {**evaluate_pairs(model, pairs, cache), "pairs_from": source} if pairs else {},
     }

@@ -55,6 +55,16 @@ def run_nlu_bench(folder: Path, *, out: Path | None = None, console: Console | N
             if lang in trg:
                 t.add_row(lang, *(str(trg[lang][c]) for c in cols))
         console.print(t)
+        kinds = trg.get("by_kind", {})
+        if kinds:
+            kt = Table(title=f"trigger pairs by kind ({trg.get('pairs_from', folder)})")
+            names = sorted({c for row in kinds.values() for c in row})
+            kt.add_column("kind")
+            for c in names:
+                kt.add_column(c, justify="right")
+            for kind, row in kinds.items():
+                kt.add_row(kind, *(str(row.get(c, "")) for c in names))
+            console.print(kt)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")

@@ -8,8 +8,13 @@ import re
 import unicodedata
 import zlib
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..acts import Classification
 
 TEXT_DIM = 1 << 13  # hashed n-grams of the caller's turn
 CONTEXT_DIM = 1 << 10  # hashed n-grams of the assistant's previous line
@@ -86,11 +91,12 @@ def _dense(counts: dict[int, float], dim: int) -> np.ndarray:
     return v
 
 
-def rule_vector(text: str, scene: str | None) -> np.ndarray:
-    """The rule classifier's reading of the turn as a 0/1 vector (RULE_* above)."""
+def rule_vector(text: str, scene: str | None, c: Classification | None = None) -> np.ndarray:
+    """The rule classifier's reading of the turn as a 0/1 vector (RULE_* above); ``c``: that
+    reading when the caller already has it (the call path classifies each turn once)."""
     from ..acts import classify
 
-    c = classify(text, scene=scene)
+    c = c if c is not None else classify(text, scene=scene)
     v = np.zeros(RULE_DIM, dtype=np.float32)
     if c.act.value in RULE_ACTS:
         v[RULE_ACTS.index(c.act.value)] = 1.0
@@ -166,8 +172,18 @@ PAIR_FEATURES = (
     "rule_match",
     "sales_not_pitch",
     "question_not_asked",
+    "who_trigger",  # the trigger describes who calls ("if the school calls about pick-up")
+    "who_same",  # ... and the caller introduces themselves as one of them
+    "who_clash",  # ... and the caller is someone else
+    "cross_lingual",  # trigger and utterance in different scripts: lexical features are blind
+    "cos_cross",  # the cosine again, for cross-lingual pairs only (its own calibration)
     "bias",
 )
+
+
+def _script(text: str) -> str:
+    hanzi = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return "zh" if hanzi >= max(1, len(re.findall(r"[A-Za-z]+", text)) // 2) else "en"
 
 
 def char_bigrams(text: str) -> set[str]:
@@ -183,6 +199,21 @@ def pair_interaction(t_vec: np.ndarray | None, u_vec: np.ndarray | None) -> np.n
         return np.zeros(2 * EMBED_DIM, dtype=np.float32)
     t, u = np.asarray(t_vec, np.float32), np.asarray(u_vec, np.float32)
     return np.concatenate([20.0 * t * u, 5.0 * np.abs(t - u)]).astype(np.float32)
+
+
+@lru_cache(maxsize=4096)
+def _trigger_side(trigger: str) -> tuple[frozenset[str], frozenset[str], bool, bool]:
+    """What a pair's features need from the trigger alone, once per trigger text (not per turn):
+    its core's character bigrams and focus, and whether it is a question / a kind of sales call."""
+    from presets import matching as m
+
+    t_core = m.third_person(m.core(trigger))
+    return (
+        frozenset(char_bigrams(t_core)),
+        frozenset(m.focus(t_core)),
+        m.is_question_trigger(trigger),
+        m.is_sales_trigger(trigger),
+    )
 
 
 def pair_features(
@@ -202,12 +233,13 @@ def pair_features(
     ``rule_match``: the rule matcher (``presets.matching.match_trigger``) picked this trigger;
     ``pitch`` / ``asking``: the caller is making a sales pitch / asking something this turn."""
     from presets import matching as m
+    from presets.callers import who_evidence
 
-    t_core = m.third_person(m.core(trigger))
-    a, b = char_bigrams(t_core), char_bigrams(utterance)
+    cross = float(_script(trigger) != _script(utterance))
+    a, t_focus, question_trigger, sales_trigger = _trigger_side(trigger)
+    b = char_bigrams(utterance)
     jac = len(a & b) / len(a | b) if a and b else 0.0
     u_focus = m.focus(utterance)
-    t_focus = m.focus(t_core)
     clash = bool(t_focus and u_focus and t_focus != u_focus)
     scalars = np.array(
         [
@@ -218,11 +250,14 @@ def pair_features(
             float(clash),
             float(bool(t_focus) and t_focus == u_focus),
             float(bool(t_focus) and not u_focus),
-            float(m.is_question_trigger(trigger)),
-            float(m.is_sales_trigger(trigger)),
+            float(question_trigger),
+            float(sales_trigger),
             float(rule_match),
-            float(m.is_sales_trigger(trigger) and not pitch),
-            float(m.is_question_trigger(trigger) and not asking),
+            float(sales_trigger and not pitch),
+            float(question_trigger and not asking),
+            *who_evidence(trigger, utterance),
+            cross,
+            cos * cross,
             1.0,
         ],
         dtype=np.float32,

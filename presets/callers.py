@@ -1,0 +1,98 @@
+"""Who calls: kinds of caller named in a trigger ("if the school calls about pick-up") and in a
+caller's self-introduction ("Hi, this is Maple Elementary"), for "who calls about what" triggers.
+
+A trigger that describes *who* calls is matched by a caller who only says who they are, in
+their own words: the school's name, not the word "school". So both sides are mapped to a
+small set of kinds (school, medical, courier, ...) by bilingual keyword lists: kinds of
+callers, generic across owners, never one owner's wording. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+_KINDS: dict[str, tuple[str, str]] = {
+    "school": (r"(学校|幼儿园|托儿所|小学|中学|初中|高中|老师|班主任|校医|教务|培训班|补习班)",
+               r"\b(school|elementary|kindergarten|nursery|daycare|day care|preschool|academy|teacher|principal|"
+               r"headteacher|school nurse|tutor|college|university|pta)\b"),
+    "medical": (r"(医院|诊所|医生|大夫|护士|药店|药房|体检|卫生(站|院|中心)|牙科|门诊|社区医|防疫)",
+                r"\b(clinic|hospital|doctor|dr|gp|surgery|pharmacy|pharmacist|dentist|dental|nurse|medical|health "
+                r"centre|health center|practice|vet|veterinary|optician|physio)\b"),
+    "courier": (r"(快递|顺丰|京东|圆通|中通|申通|韵达|邮政|ems|菜鸟|驿站|包裹|物流|送货)",
+                r"\b(courier|delivery|fedex|ups|dhl|usps|dpd|evri|hermes|royal mail|amazon|ontrac|parcel|package|"
+                r"logistics|postal|post office)\b"),
+    "food": (r"(外卖|骑手|美团|饿了么|送餐|餐厅|饭店|餐馆|奶茶|咖啡|面馆|披萨|烧烤|店里)",
+             r"\b(restaurant|takeout|takeaway|grubhub|doordash|deliveroo|uber eats|ubereats|just eat|pizza|cafe|"
+             r"coffee|kitchen|diner|bakery|wok|grill)\b"),
+    "taxi": (r"(司机|滴滴|出租|网约车|打车|专车|快车|接机|包车|师傅)",
+             r"\b(driver|taxi|cab|uber|lyft|minicab|chauffeur|shuttle|car service|dispatch|ride)\b"),
+    "landlord": (r"(房东|物业|中介|业委会|管家|房管|租房|公寓)",
+                 r"\b(landlord|landlady|property|letting|letting agent|estate agent|building management|"
+                 r"management office|superintendent|super|concierge|leasing|tenant|strata|hoa)\b"),
+    "work": (r"(同事|领导|老板|经理|主管|人事|hr|公司|部门|团队|客户|项目|猎头|招聘|面试|财务|行政)",
+             r"\b(colleague|coworker|co-worker|manager|boss|office|hr|human resources|people team|recruiter|"
+             r"recruiting|hiring|interview|team|department|client|accounting|finance team|payroll|it desk|"
+             r"it support|head office|audit)\b"),
+    "bank": (r"(银行|信用卡|贷款|催收|欠款|账单|保险|理财|证券)",
+             r"\b(bank|credit card|loan|lender|mortgage|collections?|debt|insurance|insurer|billing|account "
+             r"services|finance company)\b"),
+    "authority": (r"(警察|派出所|公安|法院|税务|社保|街道|居委会|政府|交警|检察)",
+                  r"\b(police|officer|detective|sheriff|court|irs|hmrc|tax office|council|city hall|government|"
+                  r"social security|immigration)\b"),
+    "repair": (r"(维修|修理|水电|装修|安装|上门|保洁|家政|开锁|搬家|燃气)",
+               r"\b(plumber|plumbing|electrician|technician|repair|contractor|handyman|installer|engineer|"
+               r"cleaner|cleaning|movers|locksmith|gas company|heating)\b"),
+    "family": (r"(妈|爸|爷爷|奶奶|姥姥|姥爷|外婆|外公|哥|姐|弟|妹|老婆|老公|儿子|女儿|亲戚|舅|姨|叔|婶|邻居|朋友|同学)",
+               r"\b(mom|mum|mother|dad|father|grandma|grandpa|granny|brother|sister|wife|husband|son|daughter|"
+               r"aunt|uncle|cousin|neighbou?r|friend|roommate|flatmate)\b"),
+    "business": (r"(店|商家|公司|工作室|健身房|美容|理发|酒店|宾馆|4s|车行|代驾|平台|客服)",
+                 r"\b(shop|store|salon|gym|studio|hotel|venue|dealership|garage|company|customer service|"
+                 r"place|agency|florist|boutique|spa)\b"),
+    "sales": (r"(推销|销售|优惠|促销|活动|办卡|会员|免费领|中奖)",
+              r"\b(sales|offer|promotion|special deal|discount|telemarket\w*|marketing|survey|prize|warranty)\b"),
+}  # fmt: skip
+_KINDS_RE = {k: (re.compile(zh), re.compile(en, re.IGNORECASE)) for k, (zh, en) in _KINDS.items()}
+
+# The part of a trigger that says who calls: before "calls / rings / asks / 打电话 / 问 / 通知".
+_WHO_EN = re.compile(
+    r"^(?:if|when|whenever)?\s*(?P<who>.{2,40}?)\s+(?:calls?|rings?|phones?|asks?|says?|wants?|texts?|"
+    r"is calling|calls back|gets in touch|reaches out|needs?|reports?|has|can't|cannot)\b",
+    re.IGNORECASE,
+)
+_WHO_ZH = re.compile(r"^(?:如果|要是|万一|当)?(?P<who>.{1,10}?)(?:打电话|来电|打来|问|通知|说|找|联系|催|要|送|来)")
+# A caller says who they are near the start of the turn.
+_INTRO_SPAN = 80
+
+
+def kinds(text: str) -> frozenset[str]:
+    """The kinds of caller ``text`` names (any position)."""
+    low = text.lower()
+    return frozenset(k for k, (zh, en) in _KINDS_RE.items() if zh.search(text) or en.search(low))
+
+
+def trigger_who(trigger: str) -> frozenset[str]:
+    """The kinds of caller a trigger describes ("if the school calls about pick-up" -> school);
+    empty when the trigger describes what is said, not who says it ("someone asks where I am")."""
+    t = trigger.strip()
+    m = _WHO_EN.match(t) if t.isascii() else _WHO_ZH.match(t)
+    if m is None:
+        return frozenset()
+    who = m.group("who")
+    if re.search(r"\b(someone|anyone|somebody|anybody|a caller|the caller|people|they)\b|有人|谁", who, re.IGNORECASE):
+        return frozenset()
+    return kinds(who)
+
+
+def caller_kinds(utterance: str) -> frozenset[str]:
+    """The kinds of caller the turn's opening names ("Hello, this is Maple Elementary School...")."""
+    return kinds(utterance[:_INTRO_SPAN])
+
+
+def who_evidence(trigger: str, utterance: str) -> tuple[float, float, float]:
+    """(the trigger names who calls, the caller is one of them, the caller is someone else)."""
+    who = trigger_who(trigger)
+    if not who:
+        return 0.0, 0.0, 0.0
+    said = caller_kinds(utterance)
+    same = bool(who & said)
+    return 1.0, float(same), float(bool(said) and not same)
