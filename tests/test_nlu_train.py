@@ -59,3 +59,27 @@ def test_bench_nlu_prints_and_writes_the_figures(tmp_path: Path) -> None:
     assert report["utterances"]["all"]["n"] == 12 and report["triggers"]["all"]["n"] == 12
     assert 0.0 <= report["triggers"]["all"]["ece"] <= 1.0
     assert CliRunner().invoke(bench_cli, ["nlu", "--split", str(tmp_path / "nothing")]).exit_code == 1
+
+
+@pytest.mark.slow  # embeds about a hundred texts three times (~45 s)
+def test_pairs_only_refit_equals_a_full_run_and_refuses_changed_utterances(tmp_path: Path) -> None:
+    data = _slice(tmp_path)
+    runner = CliRunner()
+    full, refit = tmp_path / "full.npz", tmp_path / "refit.npz"
+    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache"])
+    assert res.exit_code == 0, res.output
+    src = sorted((ROOT / "data" / "nlu" / "train").rglob("triggers-*.jsonl"))[-1]
+    extra = data / "train" / "T9" / "triggers-001.jsonl"  # new trigger pairs only
+    extra.parent.mkdir(parents=True)
+    extra.write_text("\n".join(src.read_text("utf-8").splitlines()[:20]) + "\n", "utf-8")
+    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(full), "--no-cache"])
+    assert res.exit_code == 0, res.output
+    a, b = NLUModel.load(refit), NLUModel.load(full)
+    assert np.array_equal(a.W, b.W) and np.allclose(a.pair_w, b.pair_w)
+    assert a.trigger_threshold == b.trigger_threshold and a.meta["data_sha256"] == data_hash(data)
+    utt = next((data / "train").rglob("utt-001.jsonl"))
+    utt.write_text(utt.read_text("utf-8").splitlines()[0] + "\n", "utf-8")  # the utterances changed
+    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
+    assert res.exit_code != 0 and "utterances changed" in res.output + str(res.exception)

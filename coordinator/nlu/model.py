@@ -160,8 +160,6 @@ class NLUModel:
         return float(_sigmoid(np.array(float(span_features(span) @ self.caller_w))))
 
     def trigger_prob_from_features(self, f: np.ndarray) -> float:
-        if self.pair_w.shape[0] == f.shape[0] - 5:  # TEMP: weights from before the who/cross features
-            f = np.delete(f, slice(12, 17))
         z = float(((f - self.pair_mu) / self.pair_sd) @ self.pair_w)
         return float(_sigmoid(np.array(z)))
 
