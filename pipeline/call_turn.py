@@ -115,9 +115,22 @@ class DraftTurn:
         return heard
 
     def preset_heard(self, cut: CutPoint | None) -> bool:
-        """Whether the preset conveyed this turn (if any) reached the caller whole."""
+        """Whether the preset conveyed this turn (if any) reached the caller: a caller who
+        talks over its last words ("OK, the door, got it") has it; one cut off before most
+        of it has not, and it is still to be conveyed."""
         preset = self.decision.preset
-        return preset is not None and (cut is None or preset.response.strip() in self.heard(cut))
+        if preset is None:
+            return False
+        if cut is None:
+            return True
+        reply, heard, response = self.reply, self.heard(cut), preset.response.strip()
+        start = reply.find(response)
+        if start < 0:  # reworded by the realizer: judge by the share of the reply heard
+            return len(heard) >= HEARD_SHARE * len(reply)
+        return len(heard) - start >= HEARD_SHARE * len(response)
+
+
+HEARD_SHARE = 2 / 3  # of the preset response's characters sent before the cut
 
 
 def _unconvey(state: CallState, preset_id: str) -> None:

@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from coordinator.types import CallContext, CallState, Decision
+from coordinator.types import Act, CallContext, CallerAct, CallState, Decision, PresetRef, Relation
+from pipeline.call_turn import CutPoint, DraftTurn
 from pipeline.realizers import Realization
 from pipeline.records import CallStore
 from pipeline.session import CallServices, CallSession, history_of
@@ -74,3 +75,22 @@ async def test_the_conversation_is_stored_once_and_rebuilt_on_resume(services: C
     assert resumed.state.conveyed == session.state.conveyed and resumed.state.turn == 1
     await resumed.turn("Thanks, bye.")
     assert resumed.state.turn == 2 and len(resumed.record.turns) == 3
+
+
+def _preset_draft(sentences: list[str], response: str) -> DraftTurn:
+    preset = PresetRef("regular", "regular:delivery", response)
+    decision = Decision(
+        act=Act.CONVEY_PRESET, caller_act=CallerAct.ARRIVAL, scene="delivery", lang="en",
+        relation=Relation.ALIGNED, text=" ".join(sentences), preset=preset,
+    )  # fmt: skip
+    return DraftTurn(index=0, state=CallState(call_id="c1", lang="en"), caller_text="I'm here", caller_t=0.0, decision=decision,
+                     sentences=sentences)  # fmt: skip
+
+
+def test_a_preset_talked_over_at_its_last_words_was_heard_one_cut_early_was_not() -> None:
+    response = "Please leave it with the front desk."
+    draft = _preset_draft(["Thanks for calling.", response], response)
+    assert draft.preset_heard(None)
+    assert draft.preset_heard(CutPoint(1, len(response) - 5))  # "OK, the front desk, got it"
+    assert not draft.preset_heard(CutPoint(1, 8))  # cut off at "Please l"
+    assert not draft.preset_heard(CutPoint(0, 10))  # before the preset sentence started
