@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
+from . import readback
 from .acts import Classification
 from .news import informative
 from .record import disown_messages, note_caller, record_outcome, settle_context
@@ -134,8 +135,16 @@ class Coordinator:
                 # misheard ("喂？喂？" -> "way way sir"). Ask again; relay and record nothing.
                 return self._act(state, ctx, Act.CLARIFY, CallerAct.OTHER, Relation.NONE)
             state.lang = lang
+        if readback.ask_repeat(state, asr_confidence):  # unsure what was said: ask once, act on nothing
+            return self._act(state, ctx, Act.ASK_REPEAT, CallerAct.OTHER, Relation.NONE)
+        awaiting = state.awaiting
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
         flags = self._input_guard(utt, ctx)
+        if state.readback is not None:  # the caller's answer to a number read back
+            ans = readback.answer(state, ctx, utt) if not set(flags) & _BLOCKING_INPUT else None
+            if ans is not None:
+                return self._decision(state, ans.act, CallerAct.STATEMENT, Relation.NONE, ans.text, end=ans.end)
+            state.readback = None
         u = understanding or self.understander.understand(
             utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
         )
@@ -156,6 +165,9 @@ class Coordinator:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
         decision = self._respond(state, ctx, utt, c, flags, u)
         record_outcome(state, utt, c, decision.act, flags, relay=self._relays(state, c, decision.act))
+        rb = readback.offer(state, ctx, utt, decision.act, decision.text, end=decision.end_call, awaiting=awaiting)
+        if rb is not None:
+            decision = self._decision(state, rb.act, c.act, decision.relation, rb.text, flags=flags)
         second = u.slots.get("message")
         if decision.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
@@ -225,6 +237,8 @@ class Coordinator:
             if tc.scenes is None or state.scene is None or state.scene in tc.scenes
         }
         preset = eligible.get(t.best) if t.best else None
+        if preset is not None and readback.low_confidence(u.asr_confidence):
+            return MatchResult(None, t.score, t.runner_up, "low recognition confidence")  # never on a guess
         return MatchResult(preset, t.score, t.runner_up, t.reason)
 
     def _with_regular(
