@@ -67,3 +67,17 @@ def test_redecode_keeps_the_better_scored_text(asr: SpeechRecognizer, clear: tup
     again = asr.transcribe_sync(phone_band(*clear), "en", redecode=always)
     assert again.confidence is not None and once.confidence is not None
     assert again.confidence.avg_logprob >= once.confidence.avg_logprob
+
+
+def test_the_call_paths_policy_is_the_recognizers_default(asr: SpeechRecognizer, clear: tuple[bytes, int]) -> None:
+    """CALLASSIST_ASR_REDECODE builds the recognizer with a policy: transcribe() uses it
+    unless told otherwise (``redecode=None``: never)."""
+    r = SpeechRecognizer(redecode=RedecodePolicy(below_logprob=0.0, max_audio_s=30.0))
+    r._model = asr._model  # the loaded model, shared
+    audio = phone_band(*clear)
+    by_default = r.transcribe_sync(audio, "en")
+    off = r.transcribe_sync(audio, "en", redecode=None)
+    assert by_default.confidence is not None and by_default.confidence.redecoded
+    assert off.confidence is not None and not off.confidence.redecoded
+    plain = asr.transcribe_sync(audio, "en")  # no policy set: no re-decode
+    assert plain.confidence is not None and not plain.confidence.redecoded
