@@ -47,6 +47,10 @@ _CALLBACK_WORDS = re.compile(
     r"电话|号码|回电|打给我|联系我|手机|回个电话|打我|"
     r"\b(?:number|call me|reach me|call (?:me )?back|callback|text me|phone|cell|mobile)\b"
 )
+_STRONG_CALLBACK = re.compile(
+    r"回电|打给我|联系我|手机|回个电话|打我|"
+    r"\b(?:call me|reach me|call (?:me )?back|callback|text me|phone|cell|mobile)\b"
+)
 _CODE_WORDS = re.compile(
     r"取件码|验证码|取餐码|提货码|门禁|密码|口令|编码|码是|尾号|"
     r"\b(?:code|pin|passcode|password|verification|pickup number|pick-up number)\b"
@@ -65,6 +69,13 @@ _TIME_EN = re.compile(
 _TIME_ZH = re.compile(
     r"(?P<part>上午|早上|早晨|中午|下午|傍晚|晚上)?\s*(?P<h>\d{1,2})\s*点\s*(?:(?P<half>半)|(?P<q>一刻)|(?P<m>\d{1,2})\s*分?)?"
 )
+_ZH_DIGIT_RUN = re.compile(r"[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾十]{3,}")
+_ZH_CHAR = {
+    "零": "0", "〇": "0", "○": "0", "洞": "0", "一": "1", "幺": "1", "壹": "1", "二": "2", "两": "2", "贰": "2",
+    "三": "3", "叁": "3", "四": "4", "肆": "4", "五": "5", "伍": "5", "六": "6", "陆": "6", "七": "7", "柒": "7",
+    "拐": "7", "八": "8", "捌": "8", "九": "9", "玖": "9", "勾": "9",
+}  # fmt: skip
+_STOP = re.compile(r"[。.!?！？;；]")
 _ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _YES = re.compile(
     r"^(?:(?:yes|yeah|yep|yup|correct|right|that's right|that is right|that's correct|exactly|that's it|"
@@ -169,12 +180,26 @@ def _amount(norm: str) -> str | None:
     return None
 
 
-def _runs(norm: str) -> list[str]:
-    out = []
+def _digit_text(text: str) -> str:
+    """Text for digit strings: a run of three or more Chinese numerals read digit by
+    digit (一九五五四五八二八四; 十 inside such a run is a misrecognition, dropped),
+    then spoken English digits ("oh", "double five", "forty-three")."""
+    text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+    text = _ZH_DIGIT_RUN.sub(lambda m: "".join(_ZH_CHAR.get(ch, "") for ch in m.group(0)), text)
+    return numerals_to_digits(text)
+
+
+def _runs(norm: str, *, merge: bool = False) -> list[str]:
+    """Digit runs; ``merge``: runs a few characters apart are one number heard in pieces
+    ("534 950 to 4190", "1-5-1, 骑士7-6-6-1-4-3"): read back whole, the caller corrects it."""
+    spans: list[tuple[int, int, str]] = []
     for m in _DIGITS.finditer(norm):
-        d = re.sub(r"\D", "", m.group(0))
-        out.append(("+" if m.group(0).startswith("+") else "") + d)
-    return out
+        d = ("+" if m.group(0).startswith("+") else "") + re.sub(r"\D", "", m.group(0))
+        if merge and spans and m.start() - spans[-1][1] <= 4 and not _STOP.search(norm[spans[-1][1] : m.start()]):
+            spans[-1] = (spans[-1][0], m.end(), spans[-1][2] + d.lstrip("+"))
+        else:
+            spans.append((m.start(), m.end(), d))
+    return [d for _, _, d in spans]
 
 
 def _private(value: str, ctx: CallContext) -> bool:
@@ -201,14 +226,15 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
         found.append(Value("time", time))
     if amount:
         found.append(Value("amount", amount))
-    callback = callback_context or bool(_CALLBACK_WORDS.search(norm))
-    code = bool(_CODE_WORDS.search(norm)) or bool(_ORDER_WORDS.search(norm))
+    order = bool(_ORDER_WORDS.search(norm))  # "my order number is ...": a code, unless "call me at"
+    callback = callback_context or bool((_STRONG_CALLBACK if order else _CALLBACK_WORDS).search(norm))
+    code = bool(_CODE_WORDS.search(norm)) or order
     taken = {v.value.replace(":", "").replace(".", "").lstrip("0") for v in found}
-    for run in _runs(norm):
+    for run in _runs(_digit_text(utt), merge=callback):
         digits = run.lstrip("+")
         if digits.lstrip("0") in taken:
             continue
-        if 7 <= len(digits) <= 15 and (callback or (not code and len(digits) in (10, 11, 12, 13))):
+        if (6 if callback else 10) <= len(digits) <= 15 and (callback or not code):
             found.append(Value("callback", run))
         elif code and 3 <= len(digits) <= 12:
             found.append(Value("code", digits))
@@ -357,7 +383,7 @@ def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[
             return it, time
         if it["kind"] == "amount" and amount:
             return it, amount
-    runs = [r for r in _runs(norm) if len(r.lstrip("+")) >= 2]
+    runs = [r for r in _runs(_digit_text(utt), merge=True) if len(r.lstrip("+")) >= 2]
     digits_items = [it for it in items if it["kind"] in ("callback", "code")]
     if runs and digits_items:
         it = digits_items[0]
@@ -396,6 +422,8 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
     if correction is not None:
         it, value = correction
+        if _private(value, ctx):
+            return _give_up(state, ctx, close)  # the owner's number, recited: never read back
         it["value"] = value
         it["heard"] = (it["heard"] + " | " + utt)[-_HEARD_MAX:]
         _sync_callback(state)
