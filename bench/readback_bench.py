@@ -193,7 +193,8 @@ def run_call(asr: Any, voices: CallerVoices, co: Any, case: Case, index: int) ->
     state = CallState(call_id=f"rb-{index}", lang=case.lang)  # type: ignore[arg-type]
     co.greet(state, ctx)
     line = _Line(asr, voices, case, index, call_hotwords(lang=case.lang, scene=None, owner_name=owner))
-    heard = line.say(case.said)
+    last = case.said
+    heard = line.say(last)
     first = heard.text
     dialogue: list[tuple[str, str, str]] = []
     asks = 0
@@ -203,17 +204,17 @@ def run_call(asr: Any, voices: CallerVoices, co: Any, case: Case, index: int) ->
         dialogue.append((heard.text, d.act.value, d.text))
         if d.end_call:
             break
-        if d.act == Act.ASK_REPEAT:
+        if d.act == Act.ASK_REPEAT:  # the caller says the same thing again
             asks += 1
-            heard = line.say(case.said)
         elif d.act == Act.READ_BACK and state.readback is not None:
             items = [state.record.captured[i] for i in state.readback["items"]]
             right = any(it["kind"] == "callback" and it["value"].lstrip("+") == case.number for it in items)
-            heard = line.say(_confirm(case) if right else _correction(case))
+            last = _confirm(case) if right else _correction(case)
         elif d.act == Act.READ_BACK:  # "could you say the number again?"
-            heard = line.say(_correction(case))
+            last = _correction(case)
         else:
             break
+        heard = line.say(last)
     rec = state.record
     final = (rec.callback_number or "").lstrip("+") or None
     return {

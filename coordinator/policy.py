@@ -167,7 +167,7 @@ class Coordinator:
         record_outcome(state, utt, c, decision.act, flags, relay=self._relays(state, c, decision.act))
         rb = readback.offer(state, ctx, utt, decision.act, decision.text, end=decision.end_call, awaiting=awaiting)
         if rb is not None:
-            decision = self._decision(state, rb.act, c.act, decision.relation, rb.text, flags=flags)
+            decision = self._decision(state, rb.act, c.act, decision.relation, rb.text, end=rb.end, flags=flags)
         second = u.slots.get("message")
         if decision.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled

@@ -300,6 +300,22 @@ def _render(key: str, state: CallState, ctx: CallContext, **slots: str) -> str:
     return variants[0].format(**values)
 
 
+def _assistant_values(state: CallState) -> set[tuple[str, str]]:
+    """Values the assistant itself said (an owner's preset, a read-back): a caller who
+    echoes them gives nothing new to read back."""
+    out: set[tuple[str, str]] = set()
+    for _, reply in state.history:
+        if reply and re.search(r"\d|[一二两三四五六七八九十]", reply):
+            out.update((v.kind, v.value) for v in extract(reply, state.lang, callback_context=True))
+    return out
+
+
+def _dropped_digit(old: str, new: str) -> bool:
+    """``new`` is ``old`` with one digit lost on the line (720 55 0191 for 720 555 0191)."""
+    o, n = old.lstrip("+"), new.lstrip("+")
+    return len(n) == len(o) - 1 and any(o[:i] + o[i + 1 :] == n for i in range(len(o)))
+
+
 def _pending_items(state: CallState) -> list[dict[str, Any]]:
     pending = state.readback or {}
     return [state.record.captured[i] for i in pending.get("items", []) if i < len(state.record.captured)]
@@ -321,10 +337,11 @@ def offer(
     caller's answer)."""
     if act in _NO_READBACK_ACTS or state.hostile or state.sales_count:
         return None
+    echoed = _assistant_values(state)
     values = [
         v
         for v in extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
-        if not _private(v.value, ctx)
+        if not _private(v.value, ctx) and (v.kind, v.value) not in echoed
     ]
     new: list[int] = []
     for v in values:
@@ -341,8 +358,12 @@ def offer(
     _sync_callback(state)
     if not new:
         return None
+    items = [state.record.captured[i] for i in new]
+    if end and _CLOSING.search(_norm(utt)):
+        # "..., thanks, bye": the caller is leaving. The number is read back in the goodbye
+        # (they hear it, and can still object), kept unconfirmed.
+        return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, state.lang)), end=True)
     state.readback = {"items": new, "count": 1, "asked": False, "close": end}
-    items = _pending_items(state)
     text = _render("ask", state, ctx, what=_phrase(items, state.lang))
     sep = "" if state.lang == "zh" else " "
     if act in (Act.RELAY_EXCEPTION, Act.DEFER_DECISION):
@@ -357,8 +378,8 @@ def _correct(old: str, new: str, utt_norm: str) -> str:
     """Apply a correction: a whole new value, or a part of it ("0143 at the end")."""
     plus = "+" if old.startswith("+") else ""
     o, n = old.lstrip("+"), new.lstrip("+")
-    if len(n) >= len(o) - 1 or not o:
-        return new
+    if len(n) >= min(7, len(o) - 1) or not o:
+        return new  # a whole number said again (a part is a few digits: "0143 at the end")
     if _END_HINT.search(utt_norm):
         return plus + o[: len(o) - len(n)] + n
     if _START_HINT.search(utt_norm):
@@ -405,7 +426,9 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     correction = _correction(items, utt, lang)
     no = bool(_NO.search(norm))
     yes = not no and bool(_YES.search(norm))
-    if correction is not None and correction[0]["value"] == correction[1]:
+    if correction is not None and (
+        correction[0]["value"] == correction[1] or (not no and _dropped_digit(correction[0]["value"], correction[1]))
+    ):
         yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
     if yes and correction is None:
         for it in items:
@@ -414,7 +437,9 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         state.readback = None
         pieces = [p for p in _PIECES.split(norm) if p]
         bye = any(_CLOSING.search(p) for p in pieces)
-        if not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
+        rest = _YES.sub("", norm, count=1)
+        short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
+        if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
             return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
         if close or bye:
             state.closing = True

@@ -259,6 +259,10 @@ READBACK: T = {
         "zh": ["好的，记下了，我会转告{owner}的，再见！", "好的，都记下了，会转告{obj}，再见！"],
         "en": ["Great, I've got it, and I'll pass it on to {owner}. Goodbye!", "Perfect, noted for {owner}. Bye!"],
     },
+    "bye": {
+        "zh": ["好的，{what}，我都记下了，会转告{owner}，再见！", "好的，记下了：{what}，我会转告{obj}，再见！"],
+        "en": ["Got it: {what}. I'll pass it on to {owner}. Goodbye!", "Noted, {what}, for {owner}. Bye!"],
+    },
     "unconfirmed": {
         "zh": ["不好意思，我先按您最后说的记下，并提醒{owner}核对。还有别的事吗？"],
         "en": [

@@ -98,13 +98,36 @@ def test_en_caller_moving_on_is_not_nagged() -> None:
     assert any("contract" in m for m in call.record.messages)
 
 
-def test_en_goodbye_waits_for_the_answer() -> None:
+def test_en_thanks_waits_for_the_answer_a_goodbye_hears_it_read_back() -> None:
     call = Call(owner="Alex", lang="en")
     call.say("Can I leave a message for him?")
-    d = call.say("Tell him the contract is ready, call me at 720 555 0191. Thanks, bye.")
+    d = call.say("Tell him the contract is ready, call me at 720 555 0191. Thanks.")
     assert d.act == Act.READ_BACK and not d.end_call and "720 555 0191" in d.text
     d = call.say("Yes.")
     assert d.end_call and d.act == Act.CLOSE_CONFIRM and call.record.callback_confirmed
+    # Leaving: the number is read back in the goodbye (heard, kept unconfirmed), the call closes.
+    call = Call(owner="Alex", lang="en")
+    d = call.say("Alright, he can call us at 415 555 0198. Thanks, bye.")
+    assert d.end_call and d.act == Act.CLOSE_CONFIRM and "415 555 0198" in d.text
+    assert call.record.callback_number == "4155550198" and call.record.callback_confirmed is False
+
+
+def test_en_a_digit_lost_in_the_repeat_is_still_a_confirmation() -> None:
+    call = Call(owner="Alex", lang="en")
+    call.say("Please have her call me back at 720 555 0191, I'm here until six.")
+    d = call.say("that's 720 55 0191 thanks")  # the line dropped a 5
+    assert d.act != Act.READ_BACK and call.record.callback_number == "7205550191"
+    assert call.record.callback_confirmed is True
+
+
+def test_a_number_the_assistant_said_is_not_read_back() -> None:
+    preset = emergent("e1", "如果对方问面试时间能不能改", "明天的面试可以改到下午三点，麻烦发个确认邮件")
+    call = Call(owner="王女士", lang="zh", emergent=(preset,))
+    d = call.say("您好，我是星辰科技的HR小林，想问下面试时间能不能改一下？")
+    assert d.preset is not None and d.preset.id == "e1"
+    d = call.say("下午三点可以的，我发邮件确认，谢谢，再见")
+    assert d.act != Act.READ_BACK and d.end_call and "3点" not in d.text  # the owner's own time, echoed
+    assert call.record.captured == []
 
 
 # ------------------------------------------------- the conversation, zh ----
