@@ -441,7 +441,8 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
         if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
             return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
-        if close or bye:
+        thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
+        if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
             state.closing = True
             return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
         return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))

@@ -53,7 +53,9 @@ def test_read_back_in_digit_groups() -> None:
 
 def test_en_yes_confirms_the_number() -> None:
     call = Call(owner="Alex", lang="en")
-    d = call.say("Hi, this is Priya. Please have Alex call me back, my number is four one five, five five five, oh one three four.")
+    d = call.say(
+        "Hi, this is Priya. Please have Alex call me back, my number is four one five, five five five, oh one three four."
+    )
     assert d.act == Act.READ_BACK and "415 555 0134" in d.text and d.text.rstrip().endswith("?")
     assert call.record.callback_confirmed is False
     d = call.say("Yes, that's right.")
@@ -227,7 +229,7 @@ def test_low_confidence_turn_is_asked_once_then_acted_on() -> None:
     call = Call(owner="Alex", lang="en")
     low = LOW_CONFIDENCE - 0.2
     d = call.co.decide(call.state, call.ctx, "Tell him the parcel is at the front desk.", asr_confidence=low)
-    assert d.act == Act.ASK_REPEAT and "again" in d.text.lower() or "repeat" in d.text.lower()
+    assert d.act == Act.ASK_REPEAT and ("again" in d.text.lower() or "repeat" in d.text.lower())
     assert call.record.messages == [] and call.record.reason is None  # nothing acted on
     d = call.co.decide(call.state, call.ctx, "Tell him the parcel is at the front desk.", asr_confidence=low)
     assert d.act != Act.ASK_REPEAT  # never twice in a row: the best reading is acted on
