@@ -75,6 +75,7 @@ _ZH_CHAR = {
     "三": "3", "叁": "3", "四": "4", "肆": "4", "五": "5", "伍": "5", "六": "6", "陆": "6", "七": "7", "柒": "7",
     "拐": "7", "八": "8", "捌": "8", "九": "9", "玖": "9", "勾": "9",
 }  # fmt: skip
+_CHANGE = re.compile(r"改到|改成|换到|推迟到|提前到|推到|\b(?:moved to|changed to|pushed to|push it to)\b")
 _STOP = re.compile(r"[。.!?！？;；]")
 _ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _YES = re.compile(
@@ -133,7 +134,15 @@ def _norm(text: str) -> str:
 
 
 def _time(norm: str, lang: str, *, loose: bool = False) -> str | None:
-    """``loose``: a bare hour counts too (三点, "at 4"), as in a correction of a time read back."""
+    """``loose``: a bare hour counts too (三点, "at 4"), as in a correction of a time read back.
+    A change ("九点的会改到十点", "moved to 4") gives the new time."""
+    change = _CHANGE.search(norm)
+    if change:
+        new, old = _time(norm[change.end() :], lang, loose=True), _time(norm[: change.start()], lang, loose=loose)
+        if new:
+            if old and int(old[:2]) >= 12 > int(new[:2]):
+                new = f"{int(new[:2]) + 12:02d}{new[2:]}"
+            return new
     if lang == "zh" or re.search(r"[\u4e00-\u9fff]", norm):
         m = _TIME_ZH.search(norm)
         if m and (loose or m.group("part") or m.group("half") or m.group("q") or m.group("m")):
@@ -453,6 +462,9 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         it["value"] = value
         it["heard"] = (it["heard"] + " | " + utt)[-_HEARD_MAX:]
         _sync_callback(state)
+        if _CLOSING.search(norm):  # "对，改到十点，拜拜": read back in the goodbye, kept unconfirmed
+            state.readback, state.closing = None, True
+            return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, lang)), end=True)
         if pending.get("count", 1) >= MAX_READBACKS:
             return _give_up(state, ctx, close)
         it["readbacks"] = it.get("readbacks", 1) + 1

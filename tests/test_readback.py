@@ -315,3 +315,12 @@ async def test_text_api_zh_unconfirmed_is_flagged(api: httpx.AsyncClient, owner:
     assert rec["interventions"] == []
     t_owner = await api.get(f"/v1/calls/{cid}")
     assert "13912345678" not in str(t_owner.json()["transcript"])  # the owner's number never said
+
+
+def test_zh_a_changed_time_reads_back_the_new_one_and_a_goodbye_closes() -> None:
+    call = Call(owner="张老师", lang="zh")
+    call.say("你好，我是张老师部门的小李")
+    d = call.say("麻烦跟她说一声，明天早上九点的评审会改到十点了，地点不变")
+    assert d.act == Act.READ_BACK and "10点" in d.text and "9点" not in d.text
+    d = call.say("对，改到十点，谢谢啊，拜拜")
+    assert d.end_call and call.record.captured[0]["value"] == "10:00" and call.record.captured[0]["confirmed"]
