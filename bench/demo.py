@@ -60,6 +60,7 @@ SCRIPTS = {
             "Hi, this is Priya from Zendesk. Is Alex around?",
             "Do you know where he is right now?",
             "Okay. Please tell him the contract is ready to sign. My number is 415 555 0134.",
+            "Yes, that's right.",  # the number read back
             "Great, thanks. Bye!",
         ],
     ),
@@ -231,7 +232,10 @@ def _owner_message(record: dict[str, Any]) -> list[str]:
         for item in record.get(key, []):
             lines.append(f"{key[:-1]}: {item}")
     if record.get("callback_number"):
-        lines.append(f"callback: {record['callback_number']}")
+        confirmed = {True: " (confirmed when read back)", False: " (NOT confirmed)"}.get(
+            record.get("callback_confirmed"), ""
+        )
+        lines.append(f"callback: {record['callback_number']}{confirmed}")
     if record.get("presets_conveyed"):
         lines.append(f"presets conveyed: {', '.join(record['presets_conveyed'])}")
     return lines or ["(no message)"]

@@ -80,7 +80,7 @@ _STOP = re.compile(r"[。.!?！？;；]")
 _ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _YES = re.compile(
     r"^(?:(?:yes|yeah|yep|yup|correct|right|that's right|that is right|that's correct|exactly|that's it|"
-    r"uh huh|sure|ok|okay|perfect|spot on)\b|对|是的|是|没错|没问题|嗯|正确|就是|好)"
+    r"uh huh|sure|ok|okay|perfect|great|spot on)\b|对|是的|是|没错|没问题|嗯|正确|就是|好)"
 )
 _YES_PIECE = re.compile(
     r"^(?:yes|yeah|yep|yup|correct|right|that's right|that is right|that's correct|exactly|that's it|that's the one|"
