@@ -402,7 +402,8 @@ def _correct(old: str, new: str, utt_norm: str) -> str:
     return plus + o[:best] + n + o[best + len(n) :]
 
 
-def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[str, Any], str] | None:
+def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[str, Any], str, str] | None:
+    """(the item corrected, its new value, what the caller said of it)."""
     norm = _norm(utt)
     time, amount = _time(norm, lang, loose=True), _amount(norm)
     for it in items:
@@ -410,14 +411,14 @@ def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[
             old_h, new_h = int(it["value"][:2]), int(time[:2])
             if old_h >= 12 > new_h and not re.search(r"\ba\.?m\b|上午|早上|早晨", norm):
                 time = f"{new_h + 12:02d}{time[2:]}"  # "no, four": still the afternoon read back
-            return it, time
+            return it, time, time
         if it["kind"] == "amount" and amount:
-            return it, amount
+            return it, amount, amount
     runs = [r for r in _runs(_digit_text(utt), merge=True) if len(r.lstrip("+")) >= 2]
     digits_items = [it for it in items if it["kind"] in ("callback", "code")]
     if runs and digits_items:
-        it = digits_items[0]
-        return it, _correct(it["value"], max(runs, key=len), norm)
+        it, said = digits_items[0], max(runs, key=len)
+        return it, _correct(it["value"], said, norm), said
     return None
 
 
@@ -435,10 +436,12 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     correction = _correction(items, utt, lang)
     no = bool(_NO.search(norm))
     yes = not no and bool(_YES.search(norm))
-    if correction is not None and (
-        correction[0]["value"] == correction[1] or (not no and _dropped_digit(correction[0]["value"], correction[1]))
-    ):
-        yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
+    if correction is not None:
+        old, said = correction[0]["value"].lstrip("+"), correction[2].lstrip("+")
+        if said == old or (not no and _dropped_digit(old, said)):
+            yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
+        elif correction[1] == correction[0]["value"]:
+            correction = None  # a few digits that change nothing ("六六" in noise): not a correction
     if yes and correction is None:
         for it in items:
             it["confirmed"] = True
@@ -456,7 +459,7 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
             return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
         return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
     if correction is not None:
-        it, value = correction
+        it, value, _ = correction
         if _private(value, ctx):
             return _give_up(state, ctx, close)  # the owner's number, recited: never read back
         it["value"] = value

@@ -324,3 +324,10 @@ def test_zh_a_changed_time_reads_back_the_new_one_and_a_goodbye_closes() -> None
     assert d.act == Act.READ_BACK and "10点" in d.text and "9点" not in d.text
     d = call.say("对，改到十点，谢谢啊，拜拜")
     assert d.end_call and call.record.captured[0]["value"] == "10:00" and call.record.captured[0]["confirmed"]
+
+
+def test_zh_noise_digits_in_the_answer_are_neither_a_yes_nor_a_correction() -> None:
+    call = Call(owner="陈先生", lang="zh")
+    call.say("我的电话是七六七四七七六六六九一")
+    call.say("不断水漆了 漆漆漆漆了六六交易。")  # a misrecognized answer whose "66" fits the number
+    assert call.record.captured[0]["confirmed"] is False
