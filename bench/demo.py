@@ -60,7 +60,6 @@ SCRIPTS = {
             "Hi, this is Priya from Zendesk. Is Alex around?",
             "Do you know where he is right now?",
             "Okay. Please tell him the contract is ready to sign. My number is 415 555 0134.",
-            "Yes, that's right.",  # the number read back
             "Great, thanks. Bye!",
         ],
     ),
