@@ -205,13 +205,14 @@ class Resources:
     def _open_voice(self) -> None:
         """ASR and TTS, shared by all calls; models load in the background at start-up."""
         from pipeline.admission import CallSlots
-        from pipeline.asr import SpeechRecognizer
+        from pipeline.asr import RedecodePolicy, SpeechRecognizer
         from pipeline.precompute import Precomputer
         from pipeline.tts import AudioCache, Synthesizer
         from pipeline.voice import VoiceOptions, VoiceResources
 
         s = self.settings
-        recognizer = SpeechRecognizer(threads=s.asr_threads)
+        redecode = RedecodePolicy(max_audio_s=s.asr_redecode_max_audio_s) if s.asr_redecode else None
+        recognizer = SpeechRecognizer(threads=s.asr_threads, redecode=redecode)
         synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"), specs={"zh": s.tts_zh, "en": s.tts_en})
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)

@@ -102,6 +102,12 @@ class Settings(BaseSettings):
     # Voice calls (telephony WebSockets, WebRTC, SIP).
     voice: bool = True
     asr_threads: int = Field(default=2, ge=1, le=16)
+    # A turn Whisper is unsure of (avg log-prob < -0.55) and at most this long is decoded
+    # again with beam search before the assistant asks for a repeat (docs/voice.md). Off by
+    # default: measured, it costs about one more decode on 12-53% of turns and did not
+    # change what was recognized on number turns (bench readback, bench recognition).
+    asr_redecode: bool = False
+    asr_redecode_max_audio_s: float = Field(default=6.0, gt=0, le=28)
     silence_timeout_s: float = Field(default=7.0, gt=0)
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False

@@ -249,6 +249,18 @@ def bench_tts(
     run_tts_bench(lang=lang, voices=specs, limit=limit, out=out)
 
 
+@bench_cli.command("readback")
+def bench_readback(
+    per_lang: Annotated[int, typer.Option(help="Calls per language, each giving a callback number", min=1)] = 24,
+    out: Annotated[Path, typer.Option(help="Folder for readback.json")] = Path("var/bench/readback"),
+) -> None:
+    """Callback numbers over the realistic line: exact before and after the read-back
+    (real Whisper, real coordinator, a caller who says no and repeats when it is wrong)."""
+    from .readback_bench import run_readback_bench
+
+    run_readback_bench(per_lang=per_lang, out=out)
+
+
 @bench_cli.command("recognition")
 def bench_recognition(
     per_lang: Annotated[int, typer.Option(help="Scenarios per language and split (dev, test)", min=1)] = 10,

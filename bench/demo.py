@@ -231,7 +231,10 @@ def _owner_message(record: dict[str, Any]) -> list[str]:
         for item in record.get(key, []):
             lines.append(f"{key[:-1]}: {item}")
     if record.get("callback_number"):
-        lines.append(f"callback: {record['callback_number']}")
+        confirmed = {True: " (confirmed when read back)", False: " (NOT confirmed)"}.get(
+            record.get("callback_confirmed"), ""
+        )
+        lines.append(f"callback: {record['callback_number']}{confirmed}")
     if record.get("presets_conveyed"):
         lines.append(f"presets conveyed: {', '.join(record['presets_conveyed'])}")
     return lines or ["(no message)"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from . import readback
 from .general import EMERGENT_SUSPENDED
 from .reply import ack, convey, reply
 from .turns import PREMISE_EXCEPTIONS
@@ -106,6 +107,8 @@ def match_emergent(state: CallState, ctx: CallContext, u: Understanding) -> Matc
         if tc.scenes is None or state.scene is None or state.scene in tc.scenes
     }
     preset = eligible.get(t.best) if t.best else None
+    if preset is not None and readback.low_confidence(u.asr_confidence):
+        return MatchResult(None, t.score, t.runner_up, "low recognition confidence")  # never on a guess
     return MatchResult(preset, t.score, t.runner_up, t.reason)
 
 

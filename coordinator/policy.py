@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from . import readback
 from .general import general
 from .owner_goal import infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
@@ -122,8 +123,16 @@ class Coordinator:
                 # misheard ("喂？喂？" -> "way way sir"). Ask again; relay and record nothing.
                 return reply(state, ctx, Act.CLARIFY, CallerAct.OTHER, Relation.NONE)
             state.lang = lang
+        if readback.ask_repeat(state, asr_confidence):  # unsure what was said: ask once, act on nothing
+            return reply(state, ctx, Act.ASK_REPEAT, CallerAct.OTHER, Relation.NONE)
+        awaiting = state.awaiting
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
         flags = self._input_guard(utt, ctx)
+        if state.readback is not None:  # the caller's answer to a number read back
+            ans = readback.answer(state, ctx, utt) if not set(flags) & _BLOCKING_INPUT else None
+            if ans is not None:
+                return decision(state, ans.act, CallerAct.STATEMENT, Relation.NONE, ans.text, end=ans.end)
+            state.readback = None
         u = understanding or self.understander.understand(
             utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
         )
@@ -144,6 +153,9 @@ class Coordinator:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
         d = self._respond(state, ctx, u, flags)
         record_outcome(state, utt, u, d.act, flags, relay=self._relays(state, u, d.act))
+        rb = readback.offer(state, ctx, utt, d.act, d.text, end=d.end_call, awaiting=awaiting)
+        if rb is not None:
+            d = decision(state, rb.act, u.act, d.relation, rb.text, end=rb.end, flags=flags)
         second = u.slots.get("message")
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled

@@ -25,6 +25,8 @@ _ACT_GOALS: dict[Act, str] = {
     Act.CHECK_IN: "Check whether the caller is still on the line.",
     Act.ACKNOWLEDGE: "Acknowledge what the caller said and ask if there is anything else.",
     Act.CLARIFY: "Say you didn't catch that and ask the caller to repeat.",
+    Act.ASK_REPEAT: "Say the line broke up and ask the caller to say that again.",
+    Act.READ_BACK: "Read the caller's number back to them, digit groups exactly as given, and ask if it is right.",
     Act.ASK_PURPOSE: "Ask who is calling and what the call is about.",
     Act.LISTEN: "The caller has introduced themselves: invite them to go ahead; you will pass it on to {owner}.",
     Act.IDENTIFY_SELF: "Say you are {owner}'s AI assistant answering their calls, and offer to take a message.",

@@ -181,6 +181,16 @@ TEMPLATES: T = {
             "I'm sorry, could you repeat that?",
         ],
     },
+    Act.ASK_REPEAT: {
+        "zh": [
+            "不好意思，刚才没听清，您能再说一遍吗？",
+            "抱歉，电话里声音断断续续的，麻烦您再说一次？",
+        ],
+        "en": [
+            "Sorry, the line broke up, could you say that again?",
+            "Sorry, you cut out for a second there. Could you repeat that?",
+        ],
+    },
     Act.ASK_PURPOSE: {
         "zh": [
             "您好，请问您是哪位？找{owner}有什么事吗？",
@@ -220,6 +230,57 @@ TEMPLATES: T = {
             "Thanks for calling. Bye now!",
         ],
     },
+}
+
+# Numbers read back (coordinator.readback). ``{what}``: the values in digit groups,
+# each worded by READBACK_KIND; ``{what}`` in "say_again" is a KIND_WORD.
+READBACK: T = {
+    "noted": {
+        "zh": ["好的，我记下了，会转告{owner}。", "好的，我会转告{obj}。"],
+        "en": ["Got it, I'll pass that on to {owner}.", "Noted for {owner}."],
+    },
+    "ask": {
+        "zh": ["是 {what}，对吗？", "我跟您核对一下：{what}，对吗？", "您说的是 {what}，没错吧？"],
+        "en": ["That's {what}, right?", "Let me read that back: {what}. Is that right?", "So that's {what}, correct?"],
+    },
+    "again": {
+        "zh": ["不好意思，那是 {what}，对吗？", "好的，改成 {what}，这次对吗？"],
+        "en": ["Sorry about that. So it's {what}, right?", "Thanks. That's {what}, is that right now?"],
+    },
+    "say_again": {
+        "zh": ["不好意思，麻烦您把{what}再说一遍？", "抱歉，您能再说一次{what}吗？"],
+        "en": ["Sorry, could you give me the {what} once more?", "My apologies. Could you say the {what} again?"],
+    },
+    "confirmed": {
+        "zh": ["好的，记下了，我会转告{owner}。还有别的事吗？", "好的，没问题，我记下了。还有其他需要吗？"],
+        "en": ["Great, I've got that down for {owner}. Anything else?", "Perfect, noted. Is there anything else?"],
+    },
+    "confirmed_bye": {
+        "zh": ["好的，记下了，我会转告{owner}的，再见！", "好的，都记下了，会转告{obj}，再见！"],
+        "en": ["Great, I've got it, and I'll pass it on to {owner}. Goodbye!", "Perfect, noted for {owner}. Bye!"],
+    },
+    "bye": {
+        "zh": ["好的，{what}，我都记下了，会转告{owner}，再见！", "好的，记下了：{what}，我会转告{obj}，再见！"],
+        "en": ["Got it: {what}. I'll pass it on to {owner}. Goodbye!", "Noted, {what}, for {owner}. Bye!"],
+    },
+    "unconfirmed": {
+        "zh": ["不好意思，我先按您最后说的记下，并提醒{owner}核对。还有别的事吗？"],
+        "en": [
+            "Sorry about that. I've noted it as you last said it and flagged it for {owner} to check. Anything else?"
+        ],
+    },
+    "unconfirmed_bye": {
+        "zh": ["不好意思，我先按您最后说的记下，并提醒{owner}核对，再见！"],
+        "en": ["Sorry about that. I've noted it as you last said it and flagged it for {owner} to check. Goodbye!"],
+    },
+}
+READBACK_KIND = {
+    "zh": {"callback": "{v}", "code": "{v}", "amount": "{v}", "time": "{v}"},
+    "en": {"callback": "{v}", "code": "code {v}", "amount": "{v}", "time": "{v}"},
+}
+KIND_WORD = {
+    "zh": {"callback": "号码", "code": "码", "amount": "金额", "time": "时间"},
+    "en": {"callback": "number", "code": "code", "amount": "amount", "time": "time"},
 }
 
 # Prepended to an owner's custom greeting that does not say an assistant is answering.

@@ -57,6 +57,8 @@ class Act(StrEnum):
     CHECK_IN = "check_in"  # silence: are you still there?
     ACKNOWLEDGE = "acknowledge"  # caller gave info; noted; anything else?
     CLARIFY = "clarify"  # didn't catch that
+    ASK_REPEAT = "ask_repeat"  # recognition was unsure: the line broke up, say it again (once)
+    READ_BACK = "read_back"  # a number the caller gave, read back for confirmation
     ASK_PURPOSE = "ask_purpose"  # hello again: what is the call about?
     LISTEN = "listen"  # the caller introduced themselves: go ahead
     IDENTIFY_SELF = "identify_self"  # "who is this?": the owner's AI assistant
@@ -126,6 +128,10 @@ class OwnerRecord:
     notes: list[str] = field(default_factory=list)  # other things the caller said (context, not a message)
     requests: list[str] = field(default_factory=list)  # decisions asked of the owner
     callback_number: str | None = None
+    callback_confirmed: bool | None = None  # the caller confirmed callback_number when read back
+    # Numbers the caller gave (coordinator.readback): {"kind": callback|code|amount|time,
+    # "heard": the recognized words, "value": digits, "confirmed": bool, "readbacks": int}.
+    captured: list[dict[str, Any]] = field(default_factory=list)
     urgency: Literal["normal", "urgent"] = "normal"
     presets_conveyed: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)  # e.g. "injection_attempt", "sales"
@@ -164,6 +170,8 @@ class CallState:
     last_reply: str | None = None
     last_act: str | None = None
     variant_counter: dict[str, int] = field(default_factory=dict)
+    readback: dict[str, Any] | None = None  # a read-back awaiting the caller's answer (coordinator.readback)
+    repeat_asked: bool = False  # the previous turn asked for a repeat (low recognition confidence)
     record: OwnerRecord = field(default_factory=OwnerRecord)
 
     def to_dict(self) -> dict[str, Any]:

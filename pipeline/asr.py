@@ -120,7 +120,7 @@ class RedecodePolicy:
     ``below_logprob`` and it is short enough (``max_audio_s``) that the extra decode
     (about the first one's cost again, times ~1.5 for the beam) fits the reply budget."""
 
-    below_logprob: float = -0.6
+    below_logprob: float = -0.55  # the ask-for-repeat threshold: re-decode before asking
     max_audio_s: float = 6.0
     beam_size: int = 4
 
@@ -131,8 +131,9 @@ class RedecodePolicy:
 class SpeechRecognizer:
     """The process-wide Whisper model."""
 
-    def __init__(self, *, threads: int = 2, concurrency: int = 1) -> None:
+    def __init__(self, *, threads: int = 2, concurrency: int = 1, redecode: RedecodePolicy | None = None) -> None:
         self._threads = threads
+        self.redecode = redecode  # the default for transcribe() (the call path's setting)
         self._model: Any = None
         self._load_lock = threading.Lock()
         self._sem = asyncio.Semaphore(concurrency)
@@ -257,7 +258,7 @@ class SpeechRecognizer:
         *,
         hotwords: str | None = None,
         candidates: tuple[str, ...] = (),
-        redecode: RedecodePolicy | None = None,
+        redecode: RedecodePolicy | bool | None = True,
     ) -> Transcript:
         """``audio``: float32 mono in [-1, 1] at 16 kHz, in ``lang``.
 
@@ -266,8 +267,11 @@ class SpeechRecognizer:
         wrong script): Whisper's own language detection costs a second encoder pass
         (~0.5 s here) on every such turn. With ``redecode``, a low-confidence turn short
         enough for the budget is decoded again with beam search; the better-scored
-        text is kept.
+        text is kept. ``redecode=True`` (the default): the recognizer's own policy;
+        ``None`` or ``False``: never.
         """
+        if redecode is True:
+            redecode = self.redecode
         self.load()
         t0 = time.perf_counter()
         text, conf = self._decode(audio, lang, hotwords, token_probs=True)
@@ -278,7 +282,7 @@ class SpeechRecognizer:
                 other_conf.avg_logprob > conf.avg_logprob + 0.15 or not _script_fits(text, lang)
             ):
                 text, lang, conf = other_text, others[0], other_conf
-        if redecode is not None and redecode.wants(conf, len(audio) / 16000):
+        if isinstance(redecode, RedecodePolicy) and redecode.wants(conf, len(audio) / 16000):
             beam_text, beam_conf = self._decode(audio, lang, hotwords, beam_size=redecode.beam_size, token_probs=True)
             if beam_conf.avg_logprob > conf.avg_logprob:
                 text, conf = beam_text, beam_conf
@@ -291,7 +295,7 @@ class SpeechRecognizer:
         *,
         hotwords: str | None = None,
         candidates: tuple[str, ...] = (),
-        redecode: RedecodePolicy | None = None,
+        redecode: RedecodePolicy | bool | None = True,
     ) -> Transcript:
         async with self._sem:
             return await asyncio.to_thread(

@@ -87,7 +87,8 @@ class LLMRealizer:
         )
 
     async def realize(self, decision: Decision, state: CallState, ctx: CallContext) -> Realization:
-        if decision.preset is not None or decision.act == Act.CONVEY_PRESET:
+        # The owner's words and numbers read back are said exactly as decided.
+        if decision.preset is not None or decision.act in (Act.CONVEY_PRESET, Act.READ_BACK):
             real = await self._template.realize(decision, state, ctx)
             real.fallback = "preset"
             return real

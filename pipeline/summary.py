@@ -22,6 +22,9 @@ _TEXT: dict[str, dict[str, Any]] = {
         "why": "Why: {v}.",
         "message": "Message: {v}",
         "callback": "Call back: {v}.",
+        "unconfirmed": " (not confirmed by the caller when read back)",
+        "numbers": "Numbers given: {v}.",
+        "kinds": {"code": "code", "amount": "amount", "time": "time"},
         "urgent": "Marked urgent.",
         "spam": "Labelled {v}.",
         "conveyed": "The assistant passed on: {v}",
@@ -38,6 +41,9 @@ _TEXT: dict[str, dict[str, Any]] = {
         "why": "事由：{v}。",
         "message": "留言：{v}",
         "callback": "回电号码：{v}。",
+        "unconfirmed": "（复述后来电人未确认）",
+        "numbers": "来电人给的数字：{v}。",
+        "kinds": {"code": "码", "amount": "金额", "time": "时间"},
         "urgent": "标记为紧急。",
         "spam": "标记为{v}。",
         "conveyed": "助理已转达：{v}",
@@ -96,6 +102,7 @@ def summarize(record: CallRecord, owner_lang: str, *, conveyed_texts: dict[str, 
         "messages": messages,
         "requests": list(orec.get("requests") or []),
         "callback_number": digits(orec.get("callback_number")),
+        "callback_confirmed": orec.get("callback_confirmed"),
         "urgency": orec.get("urgency", "normal"),
         "spam_label": label,
         "conveyed": conveyed,
@@ -114,7 +121,15 @@ def summarize(record: CallRecord, owner_lang: str, *, conveyed_texts: dict[str, 
     if messages:
         lines.append(words["message"].format(v=join.join(messages)))
     if summary["callback_number"]:
-        lines.append(words["callback"].format(v=summary["callback_number"]))
+        flag = words["unconfirmed"] if orec.get("callback_confirmed") is False else ""
+        lines.append(words["callback"].format(v=summary["callback_number"] + flag))
+    others = [n for n in orec.get("captured") or [] if n.get("kind") in words["kinds"]]
+    if others:
+        given = [
+            f"{words['kinds'][n['kind']]} {n['value']}" + ("" if n.get("confirmed") else words["unconfirmed"])
+            for n in others
+        ]
+        lines.append(words["numbers"].format(v=join.join(given)))
     if summary["urgency"] == "urgent":
         lines.append(words["urgent"])
     if label:

@@ -67,3 +67,30 @@ def test_redecode_keeps_the_better_scored_text(asr: SpeechRecognizer, clear: tup
     again = asr.transcribe_sync(phone_band(*clear), "en", redecode=always)
     assert again.confidence is not None and once.confidence is not None
     assert again.confidence.avg_logprob >= once.confidence.avg_logprob
+
+
+class _CountingRecognizer(SpeechRecognizer):
+    """Records the beam size of every decode (a subclass, not a patch)."""
+
+    beams: list[int]
+
+    def _decode(self, audio, lang, hotwords, *, beam_size=1, token_probs=False):  # type: ignore[no-untyped-def]
+        self.beams.append(beam_size)
+        return super()._decode(audio, lang, hotwords, beam_size=beam_size, token_probs=token_probs)
+
+
+def test_the_call_paths_policy_is_the_recognizers_default(asr: SpeechRecognizer, clear: tuple[bytes, int]) -> None:
+    """CALLASSIST_ASR_REDECODE builds the recognizer with a policy: transcribe() uses it
+    unless told otherwise (``redecode=None``: never); without a policy, never."""
+    audio = phone_band(*clear)
+    r = _CountingRecognizer(redecode=RedecodePolicy(below_logprob=0.0, max_audio_s=30.0, beam_size=4))
+    r._model, r.beams = asr._model, []  # the loaded model, shared
+    r.transcribe_sync(audio, "en")
+    assert r.beams == [1, 4]
+    r.beams = []
+    r.transcribe_sync(audio, "en", redecode=None)
+    assert r.beams == [1]
+    plain = _CountingRecognizer()
+    plain._model, plain.beams = asr._model, []
+    plain.transcribe_sync(audio, "en")
+    assert plain.beams == [1]

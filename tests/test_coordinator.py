@@ -123,7 +123,8 @@ def test_preset_not_repeated_unless_asked_again() -> None:
 def test_irrelevant_caller_goal_does_not_push_preset() -> None:
     call = Call(regular=TAKEOUT_ZH, scene_hint="takeout")
     d = call.say("你好，我是他同事，麻烦转告他明天的会改到下午三点")
-    assert d.preset is None and d.act == Act.CONFIRM_MESSAGE
+    # The message is taken, and the time it carries read back (coordinator.readback).
+    assert d.preset is None and d.act == Act.READ_BACK and "转告" in d.text and "下午3点" in d.text
     assert call.record.messages and "三点" in call.record.messages[0]
 
 
@@ -226,10 +227,12 @@ def test_leave_message_in_two_steps_and_callback() -> None:
     d = call.say("Can I leave a message for him?")
     assert d.act == Act.INVITE_MESSAGE
     d = call.say("Yes, it's Priya from Zendesk, the contract is ready, call me at 415 555 0134, it's urgent.")
-    assert d.act == Act.CONFIRM_MESSAGE
+    assert d.act == Act.READ_BACK and "pass that on" in d.text and "415 555 0134" in d.text  # noted, number read back
     rec = call.record
     assert rec.messages and "contract" in rec.messages[0]
-    assert rec.callback_number == "4155550134"
+    assert rec.callback_number == "4155550134" and rec.callback_confirmed is False
+    call.say("Yes.")
+    assert rec.callback_confirmed is True
     assert rec.urgency == "urgent"
     assert rec.caller and "Priya" in rec.caller
 
