@@ -33,7 +33,7 @@ def test_training_is_seeded_and_records_the_data_hash(tmp_path: Path) -> None:
     runner = CliRunner()
     outs = [tmp_path / "a.npz", tmp_path / "b.npz"]
     for out in outs:
-        res = runner.invoke(train_cli, ["--data", str(data), "--out", str(out), "--no-cache"])
+        res = runner.invoke(train_cli, ["nlu", "--data", str(data), "--out", str(out), "--no-cache"])
         assert res.exit_code == 0, res.output
     a, b = (NLUModel.load(p) for p in outs)
     assert np.array_equal(a.W, b.W) and np.array_equal(a.pair_w, b.pair_w)
@@ -66,20 +66,20 @@ def test_pairs_only_refit_equals_a_full_run_and_refuses_changed_utterances(tmp_p
     data = _slice(tmp_path)
     runner = CliRunner()
     full, refit = tmp_path / "full.npz", tmp_path / "refit.npz"
-    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache"])
+    res = runner.invoke(train_cli, ["nlu", "--data", str(data), "--out", str(refit), "--no-cache"])
     assert res.exit_code == 0, res.output
     src = sorted((ROOT / "data" / "nlu" / "train").rglob("triggers-*.jsonl"))[-1]
     extra = data / "train" / "T9" / "triggers-001.jsonl"  # new trigger pairs only
     extra.parent.mkdir(parents=True)
     extra.write_text("\n".join(src.read_text("utf-8").splitlines()[:20]) + "\n", "utf-8")
-    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
+    res = runner.invoke(train_cli, ["nlu", "--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
     assert res.exit_code == 0, res.output
-    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(full), "--no-cache"])
+    res = runner.invoke(train_cli, ["nlu", "--data", str(data), "--out", str(full), "--no-cache"])
     assert res.exit_code == 0, res.output
     a, b = NLUModel.load(refit), NLUModel.load(full)
     assert np.array_equal(a.W, b.W) and np.allclose(a.pair_w, b.pair_w)
     assert a.trigger_threshold == b.trigger_threshold and a.meta["data_sha256"] == data_hash(data)
     utt = next((data / "train").rglob("utt-001.jsonl"))
     utt.write_text(utt.read_text("utf-8").splitlines()[0] + "\n", "utf-8")  # the utterances changed
-    res = runner.invoke(train_cli, ["--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
+    res = runner.invoke(train_cli, ["nlu", "--data", str(data), "--out", str(refit), "--no-cache", "--pairs-only"])
     assert res.exit_code != 0 and "utterances changed" in res.output + str(res.exception)

@@ -87,7 +87,10 @@ def test_a_payment_claim_is_restated_as_the_callers_claim_not_as_fact(lang: str)
 @pytest.mark.parametrize(
     ("line", "act"),
     [
-        ("Can she move our meeting to 3pm?", Act.DEFER_DECISION),  # a decision: relayed, not "I don't know"
+        (
+            "Can she move our meeting to Thursday?",
+            Act.DEFER_DECISION,
+        ),  # a decision: relayed, not "I don't know" (a time would also be read back)
         ("Did he get my email about the invoice?", Act.ANSWER_UNKNOWN),  # a fact: not "I can't decide"
     ],
 )
