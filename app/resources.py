@@ -12,7 +12,7 @@ from redis.asyncio import Redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from pipeline import metrics
+from pipeline import memory, metrics
 from pipeline.events import EventLog
 from pipeline.liveness import InstanceLiveness, default_instance_id
 from pipeline.realizers import LLMRealizer, Realizer, TemplateRealizer
@@ -298,6 +298,7 @@ class Resources:
             self.webrtc = None
 
     async def close(self) -> None:
+        await memory.TRIMMER.aclose()
         if self.services.liveness is not None:
             await self.services.liveness.stop()
         realizer = self.services.realizer

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import secrets
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,16 +38,30 @@ class Sample:
     threads: int
     tasks: int
     finished_alive: int
+    trims: int = -1  # malloc_trim runs in the server so far
 
 
 @dataclass
 class SoakReport:
     calls_sequential: int = 0
     calls_concurrent: int = 0
-    failed_calls: int = 0
+    outcomes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     samples: list[Sample] = field(default_factory=list)
     baseline: Sample | None = None
     final: Sample | None = None
+    # The allocator's view at the end (GET /ops/api/memory), then after a forced
+    # malloc_trim (POST /ops/api/memory/trim): what trimming still hands back.
+    memory_baseline: dict[str, Any] | None = None
+    memory_final: dict[str, Any] | None = None
+    memory_after_trim: dict[str, Any] | None = None
+
+    @property
+    def failed_calls(self) -> int:
+        """Calls the server took and did not answer (busy refusals are not failures)."""
+        return sum(n for k, n in self.outcomes.items() if k not in ("ok", "busy"))
+
+    def count(self, outcome: str) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
     @property
     def rss_growth(self) -> float:
@@ -63,6 +78,10 @@ class SoakReport:
             "calls_sequential": self.calls_sequential,
             "calls_concurrent": self.calls_concurrent,
             "failed_calls": self.failed_calls,
+            "outcomes": self.outcomes,
+            "memory_baseline": self.memory_baseline,
+            "memory_final": self.memory_final,
+            "memory_after_trim": self.memory_after_trim,
             "baseline": asdict(self.baseline) if self.baseline else None,
             "final": asdict(self.final) if self.final else None,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
@@ -86,29 +105,56 @@ async def sample(client: httpx.AsyncClient, calls: int) -> Sample:
         threads=int(values.get("threads", -1)),
         tasks=int(values.get("tasks", -1)),
         finished_alive=int(values.get("finished_calls_alive", -1)),
+        trims=int(values.get("memory_trims", -1)),
     )
 
 
-async def one_call(url: str, audio: bytes) -> bool:
+BUSY_CLOSE = 1013  # the telephony WebSocket's "busy: too many calls" close code
+
+# What a call came to. "busy" is the server keeping its budget (admission), not a
+# failure; "no_greeting" / "no_reply" are timeouts (nothing heard within 10 s).
+OUTCOMES = ("ok", "busy", "no_greeting", "no_reply", "error")
+
+
+async def one_call(url: str, audio: bytes) -> str:
+    """One call; its outcome (one of :data:`OUTCOMES`)."""
     call = PhoneCall(url, LINE)
     try:
         await call.connect()
-        await call.listen(max_wait_s=10, quiet_s=0.6)
+        greeting = await call.listen(max_wait_s=10, quiet_s=0.6)
+        if call.closed.is_set() and call.close_code == BUSY_CLOSE:
+            return "busy"
+        if greeting.latency_s is None:
+            return "no_greeting"
         reply = await call.say(audio, max_wait_s=10, quiet_s=0.8)
-        return reply.latency_s is not None
+        return "ok" if reply.latency_s is not None else "no_reply"
     except Exception:
-        return False
+        return "error"
     finally:
         await call.hangup()
 
 
-async def _settle(client: httpx.AsyncClient, calls: int, baseline: Sample | None, limit_s: float = 20) -> Sample:
-    """Once the calls are over: until threads and tasks are back (or ``limit_s``)."""
+async def _active_calls(client: httpx.AsyncClient) -> int:
+    voice = (await client.get("/readyz")).json().get("voice") or {}
+    return int(voice.get("calls", 0))
+
+
+async def _settle(client: httpx.AsyncClient, calls: int, baseline: Sample | None, limit_s: float = 30) -> Sample:
+    """Once the calls are over: until the server has no call left (a caller's hang-up
+    reaches it a moment later) and has trimmed since, and threads and tasks are back
+    (or ``limit_s``). Sampling before the server's own trim would count pages it is
+    about to hand back."""
     deadline = time.monotonic() + limit_s
+    idle_trims: int | None = None
     s = await sample(client, calls)
     while time.monotonic() < deadline:
-        done = s.finished_alive == 0 and (
-            baseline is None or (s.threads <= baseline.threads and s.tasks <= baseline.tasks)
+        if idle_trims is None and await _active_calls(client) == 0:
+            idle_trims = s.trims
+        done = (
+            idle_trims is not None
+            and s.trims > idle_trims
+            and s.finished_alive == 0
+            and (baseline is None or (s.threads <= baseline.threads and s.tasks <= baseline.tasks))
         )
         if done:
             break
@@ -124,7 +170,11 @@ async def _soak(server: RunningServer, *, calls: int, concurrency: int, minutes:
     headers = {"Authorization": f"Bearer {owner['api_key']}"}
     report = SoakReport()
     url = server.base_url.replace("http://", "ws://") + "/telephony/twilio"
-    async with httpx.AsyncClient(base_url=server.base_url, headers=headers, timeout=30) as client:
+    ops_headers = {"Authorization": f"Bearer {server.env['CALLASSIST_OPS_TOKEN']}"}
+    async with (
+        httpx.AsyncClient(base_url=server.base_url, headers=headers, timeout=30) as client,
+        httpx.AsyncClient(base_url=server.base_url, headers=ops_headers, timeout=60) as ops,
+    ):
         await client.put("/v1/profile", json={"display_name": "Alex Chen", "languages": ["en"]})
         (await client.put(f"/v1/lines/{LINE}")).raise_for_status()
         from .demo import wait_ready
@@ -134,15 +184,15 @@ async def _soak(server: RunningServer, *, calls: int, concurrency: int, minutes:
         audios = [pcm16_to_ulaw8k(a.pcm, a.rate) for a in (piper.synthesize(t) for t in CALLER_LINES)]
         done = 0
         for i in range(calls):
-            ok = await one_call(url, audios[i % len(audios)])
-            report.failed_calls += not ok
+            report.count(await one_call(url, audios[i % len(audios)]))
             done += 1
             if done == warmup:
-                report.baseline = await _settle(client, done, None, limit_s=5)
+                report.baseline = await _settle(ops, done, None, limit_s=15)
                 report.samples.append(report.baseline)
+                report.memory_baseline = (await ops.get("/ops/api/memory")).json()
                 print(f"  baseline after {done} calls: {report.baseline}", flush=True)
             elif done % 10 == 0:
-                report.samples.append(await sample(client, done))
+                report.samples.append(await sample(ops, done))
                 print(f"  {report.samples[-1]}", flush=True)
         report.calls_sequential = done
         stop = time.monotonic() + minutes * 60
@@ -150,23 +200,26 @@ async def _soak(server: RunningServer, *, calls: int, concurrency: int, minutes:
         async def worker(k: int) -> None:
             nonlocal done
             while time.monotonic() < stop:
-                ok = await one_call(url, audios[k % len(audios)])
-                report.failed_calls += not ok
+                outcome = await one_call(url, audios[k % len(audios)])
+                report.count(outcome)
                 report.calls_concurrent += 1
                 done += 1
-                if not ok:
+                if outcome != "ok":
                     await asyncio.sleep(1.0)  # refused or failed: no tight loop of retries
 
         async def watch() -> None:
             while time.monotonic() < stop:
                 await asyncio.sleep(30)
-                report.samples.append(await sample(client, done))
+                report.samples.append(await sample(ops, done))
                 print(f"  {report.samples[-1]}", flush=True)
 
         if minutes > 0 and concurrency > 0:
             await asyncio.gather(watch(), *(worker(k) for k in range(concurrency)))
-        report.final = await _settle(client, done, report.baseline)
+        report.final = await _settle(ops, done, report.baseline)
         report.samples.append(report.final)
+        report.memory_final = (await ops.get("/ops/api/memory")).json()
+        trimmed = (await ops.post("/ops/api/memory/trim")).json()
+        report.memory_after_trim = trimmed["after"]
     return report
 
 
@@ -181,7 +234,11 @@ def run_soak(
 ) -> SoakReport:
     """Start a server, soak it, print and (with ``out``) save the figures."""
     # Headroom over the workers: a call's slot is freed a moment after its caller hangs up.
-    server_env = {"CALLASSIST_MAX_VOICE_CALLS": str(max(8, concurrency) + 4), **(env or {})}
+    server_env = {
+        "CALLASSIST_MAX_VOICE_CALLS": str(max(8, concurrency) + 4),
+        "CALLASSIST_OPS_TOKEN": secrets.token_urlsafe(24),
+        **(env or {}),
+    }
     with running_server(env=server_env) as server:
         report = asyncio.run(
             _soak(server, calls=calls, concurrency=concurrency, minutes=minutes, warmup=min(warmup, calls))
@@ -189,7 +246,10 @@ def run_soak(
     b, f = report.baseline, report.final
     print(
         f"soak: {report.calls_sequential} calls in sequence + {report.calls_concurrent} at {concurrency} at once "
-        f"({minutes:g} min); failed {report.failed_calls}"
+        f"({minutes:g} min); failed {report.failed_calls} "
+        + "("
+        + ", ".join(f"{k} {n}" for k, n in report.outcomes.items())
+        + "; busy is the server refusing past its budget, not a failure)"
     )
     if b and f:
         print(
@@ -197,6 +257,18 @@ def run_soak(
             f"{report.peak_rss_mb:.0f} MB; threads {b.threads} -> {f.threads}; tasks {b.tasks} -> {f.tasks}; "
             f"finished calls still alive {f.finished_alive}"
         )
+    for label, mem in (
+        ("after warm-up", report.memory_baseline),
+        ("at the end", report.memory_final),
+        ("after malloc_trim", report.memory_after_trim),
+    ):
+        if mem and mem.get("malloc"):
+            m = mem["malloc"]
+            print(
+                f"allocator {label}: RSS {mem['rss'] / 2**20:.0f} MB; malloc in use {m['in_use'] / 2**20:.0f} MB, "
+                f"freed but kept {m['free_kept'] / 2**20:.0f} MB, mmap {m['mmap'] / 2**20:.0f} MB; "
+                f"Python objects {mem['gc_objects']}"
+            )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "soak.json").write_text(json.dumps(report.summary(), indent=2), encoding="utf-8")

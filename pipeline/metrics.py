@@ -9,6 +9,8 @@ import weakref
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from . import memory
+
 _LATENCY_BUCKETS = (
     0.005,
     0.01,
@@ -117,3 +119,4 @@ def _tasks() -> int:
 RUNTIME.labels(kind="tasks").set_function(_tasks)
 RUNTIME.labels(kind="threads").set_function(threading.active_count)
 RUNTIME.labels(kind="finished_calls_alive").set_function(_finished_alive)
+RUNTIME.labels(kind="memory_trims").set_function(lambda: memory.TRIMMER.trims)  # malloc_trim runs so far

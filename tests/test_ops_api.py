@@ -369,3 +369,18 @@ async def test_summary_series_follows_the_calls(
     assert cur["latency"]["realizer_ttft"]["p50"] is not None
     assert "template" in cur["ttft_p50_by_realizer"]
     assert set(cur["totals"]) >= {"turns", "fallbacks", "interventions", "errors", "calls_started"}
+
+
+# ----------------------------------------------------------------- memory ----
+
+
+async def test_memory_report_and_trim_need_the_ops_token(ops: httpx.AsyncClient) -> None:
+    for method, path in (("GET", "/ops/api/memory"), ("POST", "/ops/api/memory/trim")):
+        assert (await ops.request(method, path)).status_code == 401
+        assert (await ops.request(method, path, headers={"Authorization": "Bearer wrong"})).status_code == 401
+    report = (await ops.get("/ops/api/memory", headers=BEARER)).json()
+    assert report["rss"] > 0 and report["gc_objects"] > 0
+    assert set(report["malloc"]) == {"heap", "mmap", "in_use", "free_kept"}
+    trimmed = (await ops.post("/ops/api/memory/trim", headers=BEARER)).json()
+    assert isinstance(trimmed["trimmed"], bool)
+    assert trimmed["after"]["rss"] > 0 and trimmed["before"]["rss"] > 0

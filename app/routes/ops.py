@@ -5,6 +5,7 @@ See :mod:`app.ops.auth` for the token rules; ``docs/ops.md`` for the panels.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -222,3 +223,21 @@ async def call(call_id: str, res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
     if record is None:
         raise ApiError(404, "not_found", f"no call {call_id}")
     return {**record.model_dump(mode="json"), "summary": ops_summary(record)}
+
+
+@router.get("/ops/api/memory")
+async def memory_report(_: OpsAuth) -> dict[str, Any]:
+    """Where the memory is: allocator bytes in use vs. freed but kept, RSS, live objects."""
+    from pipeline import memory
+
+    return await asyncio.to_thread(memory.report)
+
+
+@router.post("/ops/api/memory/trim")
+async def memory_trim(_: OpsAuth) -> dict[str, Any]:
+    """``malloc_trim`` now; the report before and after (leak or allocator retention?)."""
+    from pipeline import memory
+
+    before = await asyncio.to_thread(memory.report)
+    trimmed = await asyncio.to_thread(memory.trim)
+    return {"trimmed": trimmed, "before": before, "after": await asyncio.to_thread(memory.report)}

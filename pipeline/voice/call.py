@@ -220,8 +220,7 @@ class VoiceCall:
         finally:
             _ACTIVE[0] -= 1
             metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
-            if _ACTIVE[0] == 0:  # allocator retention, not a leak: hand the pages back
-                await asyncio.to_thread(memory.trim)
+            memory.TRIMMER.call_ended()  # allocator retention, not a leak: hand the pages back
             if live is not None:
                 await live.unregister(self.session.call_id)
 
