@@ -86,6 +86,8 @@ def with_regular(
         if conveyed and not u.question:
             # "那我就放快递架上了哈" / "Praed Street, lovely. I'm the grey Prius, be there in two." after
             # the instruction: compliance in the caller's words, not a new ask; never the preset again.
+            if _carries_message(u):
+                return None  # "OK, I'll leave it at 502, tell Mrs Wang": the message is taken, not a goodbye
             if u.starts_with_ack or u.ack_marked or u.echoes_regular or not u.news:
                 return ack(state, ctx, u, flags)
             return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)
@@ -135,8 +137,15 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
     if already and u.follow_up and not u.repeat:
         return None  # a further question on the same topic: answered by the table, never the preset again
-    if already and not u.question and u.act != CallerAct.ASK_DECISION:
+    if already and not u.question and u.act != CallerAct.ASK_DECISION and not _carries_message(u):
         return ack(state, ctx, u, flags)  # "好嘞，那就放那儿了": said once is enough
+    if already and _carries_message(u):
+        return None  # "那你跟她说周末回家吃饭": a message after the owner's answer is taken down
     # The trigger matched this very turn: the owner foresaw it, even when the caller puts it
     # as a problem ("the guard won't let me in" -> "he said to call his neighbour").
     return convey(state, ctx, u, preset, Relation.ALIGNED, flags, match)
+
+
+def _carries_message(u: Understanding) -> bool:
+    """The turn asks for something to be passed on (a message, not an "ok")."""
+    return u.act == CallerAct.LEAVE_MESSAGE or bool(u.message_body)

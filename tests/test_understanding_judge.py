@@ -130,3 +130,27 @@ def test_a_trigger_describing_who_calls_matches_the_caller_who_says_who_they_are
                 input_guard=guard, understander=learned())  # fmt: skip
     d = call.say(line)
     assert d.act == Act.CONVEY_PRESET and response in d.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "owner", "trigger", "response", "first", "message"),
+    [
+        ("zh", "李小敏", "if my mom calls", "我在开会，晚上八点给你回电话",
+         "喂 小敏啊 是妈妈 你吃饭了没有", "哦 那你跟她说 周末记得回家吃饭 你爸买了鱼"),
+        ("zh", "周敏", "if the courier asks whether the parcel can be left with a neighbour", "可以放隔壁502王阿姨家",
+         "你好 中通快递 我敲半天门没人开 能不能给你放邻居那里啊", "好的 那我放502了啊 你跟王阿姨说一声"),
+        ("en", "Emily", "if my mom calls", "I'm in a meeting, I'll call you back at eight.",
+         "Hi honey, it's Mom.", "OK, then tell her to come for dinner on Sunday, Dad's making fish."),
+    ],
+)  # fmt: skip
+def test_a_message_right_after_the_owners_answer_is_taken_not_hung_up_on(
+    lang: str, owner: str, trigger: str, response: str, first: str, message: str
+) -> None:
+    # Found by the stop-12 judge evaluation: the turn after an emergent preset was read as
+    # an "ok" and closed the call, and the message never reached the owner record.
+    call = Call(owner=owner, lang=lang, emergent=(emergent("e1", trigger, response),), input_guard=guard,
+                understander=learned())  # fmt: skip
+    assert call.say(first).act == Act.CONVEY_PRESET
+    d = call.say(message)
+    assert not d.end_call and d.act != Act.CLOSE
+    assert call.state.record.messages, "the message reaches the owner record"
