@@ -45,11 +45,12 @@ _NO_READBACK_ACTS = {
 _NOTED_ACTS = {Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM, Act.ANSWER_UNKNOWN, Act.OWNER_UNAVAILABLE}
 _CALLBACK_WORDS = re.compile(
     r"电话|号码|回电|打给我|联系我|手机|回个电话|打我|"
-    r"\b(?:number|call me|reach me|call (?:me )?back|callback|text me|phone|cell|mobile)\b"
+    r"\b(?:number|call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)"
+    r"|phone|cell|mobile)\b"
 )
 _STRONG_CALLBACK = re.compile(
     r"回电|打给我|联系我|手机|回个电话|打我|"
-    r"\b(?:call me|reach me|call (?:me )?back|callback|text me|phone|cell|mobile)\b"
+    r"\b(?:call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)|phone|cell|mobile)\b"
 )
 _CODE_WORDS = re.compile(
     r"取件码|验证码|取餐码|提货码|门禁|密码|口令|编码|码是|尾号|"
@@ -91,6 +92,12 @@ _NO = re.compile(r"^(?:no|nope|nah|not quite|wrong|incorrect|that's wrong|not ri
 _END_HINT = re.compile(r"\b(?:at the end|end|last|ending|ends)\b|最后|后面|尾号|后四位|后三位|末尾|结尾")
 _START_HINT = re.compile(r"\b(?:first|start|beginning|starts)\b|开头|前面|前三位|前四位")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
+_SELF_CORRECT = re.compile(
+    r"不对不对|哦不对|不对|说错了|说错|搞错了"
+    r"|\b(?:no wait|wait no|sorry,? i mean|i mean|actually|scratch that|no,? sorry)\b",
+    re.IGNORECASE,
+)
+_MERGED_MAX = 13  # digits: a phone number with its country code (pieces are never joined past it)
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
 
@@ -200,15 +207,37 @@ def _digit_text(text: str) -> str:
 
 def _runs(norm: str, *, merge: bool = False) -> list[str]:
     """Digit runs; ``merge``: runs a few characters apart are one number heard in pieces
-    ("534 950 to 4190", "1-5-1, 骑士7-6-6-1-4-3"): read back whole, the caller corrects it."""
+    ("534 950 to 4190", "1-5-1, 骑士7-6-6-1-4-3"): read back whole, the caller corrects it.
+    Pieces are joined from the end backwards and never past a phone number's length, so a
+    stray group before the number ("尾号是4678 139 0123 4678") stays apart."""
+    if not merge:
+        return [
+            ("+" if m.group(0).startswith("+") else "") + re.sub(r"\D", "", m.group(0)) for m in _DIGITS.finditer(norm)
+        ]
+    runs = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\+?\d+", norm)]
     spans: list[tuple[int, int, str]] = []
-    for m in _DIGITS.finditer(norm):
-        d = ("+" if m.group(0).startswith("+") else "") + re.sub(r"\D", "", m.group(0))
-        if merge and spans and m.start() - spans[-1][1] <= 4 and not _STOP.search(norm[spans[-1][1] : m.start()]):
-            spans[-1] = (spans[-1][0], m.end(), spans[-1][2] + d.lstrip("+"))
-        else:
-            spans.append((m.start(), m.end(), d))
-    return [d for _, _, d in spans]
+    for start, end, d in reversed(runs):
+        if spans:
+            s0, e0, d0 = spans[-1]
+            near = s0 - end <= 4 and not _STOP.search(norm[end:s0])
+            if near and not d0.startswith("+") and len(d.lstrip("+")) + len(d0) <= _MERGED_MAX:
+                spans[-1] = (start, e0, d + d0)
+                continue
+        spans.append((start, end, d))
+    return [d for _, _, d in reversed(spans)]
+
+
+def _after_self_correction(utt: str) -> str:
+    """A caller who corrects themselves inside the turn ("139 0123 4567, no wait, 4678 at
+    the end" / "哦不对不对 是…"): the words after the last correction, when they hold a
+    whole number; else the whole turn."""
+    last = None
+    for m in _SELF_CORRECT.finditer(utt):
+        last = m
+    if last is None:
+        return utt
+    tail = utt[last.end() :]
+    return tail if any(len(r.lstrip("+")) >= 7 for r in _runs(_digit_text(tail), merge=True)) else utt
 
 
 def _private(value: str, ctx: CallContext) -> bool:
@@ -239,7 +268,7 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
     callback = callback_context or bool((_STRONG_CALLBACK if order else _CALLBACK_WORDS).search(norm))
     code = bool(_CODE_WORDS.search(norm)) or order
     taken = {v.value.replace(":", "").replace(".", "").lstrip("0") for v in found}
-    for run in _runs(_digit_text(utt), merge=callback):
+    for run in _runs(_digit_text(_after_self_correction(utt) if callback else utt), merge=callback):
         digits = run.lstrip("+")
         if digits.lstrip("0") in taken:
             continue
@@ -247,6 +276,9 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
             found.append(Value("callback", run))
         elif code and 3 <= len(digits) <= 12:
             found.append(Value("code", digits))
+    callbacks = [v.value.lstrip("+") for v in found if v.kind == "callback"]
+    # "尾号是4678 …13901234678": the tail said on its own is part of the number, not a code
+    found = [v for v in found if not (v.kind == "code" and any(c.endswith(v.value) for c in callbacks))]
     return found[:3]
 
 

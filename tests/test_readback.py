@@ -331,3 +331,24 @@ def test_zh_noise_digits_in_the_answer_are_neither_a_yes_nor_a_correction() -> N
     call.say("我的电话是七六七四七七六六六九一")
     call.say("不断水漆了 漆漆漆漆了六六交易。")  # a misrecognized answer whose "66" fits the number
     assert call.record.captured[0]["confirmed"] is False
+
+
+@pytest.mark.parametrize(
+    ("utt", "lang", "value"),
+    [
+        # found by the stop-12 judge evaluation: a self-correction inside the turn, the
+        # tail said again, joined into one 15-digit number and read back garbled
+        (
+            "那你让他打我电话 一三九零一二三四五六七 哦不对不对 尾号是四六七八 一三九 零一二三 四六七八",
+            "zh",
+            "13901234678",
+        ),
+        ("My number is 415 555 0134, no wait, 415 555 0143.", "en", "4155550143"),
+        ("Call us at 2 0 6, 5 5 5, 0 1 4 2.", "en", "2065550142"),
+        ("Hi, it's Dr Lee's office, call us back on 617 555 0147.", "en", "6175550147"),
+    ],
+)
+def test_the_number_after_a_self_correction_is_captured_whole(utt: str, lang: str, value: str) -> None:
+    values = extract(utt, lang)
+    assert [v.value for v in values if v.kind == "callback"] == [value]
+    assert not [v for v in values if v.kind == "code"]
