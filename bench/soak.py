@@ -39,6 +39,7 @@ class Sample:
     tasks: int
     finished_alive: int
     trims: int = -1  # malloc_trim runs in the server so far
+    cpu_s: float = -1.0  # the server process's CPU time so far (user + system)
 
 
 @dataclass
@@ -54,6 +55,9 @@ class SoakReport:
     memory_baseline: dict[str, Any] | None = None
     memory_final: dict[str, Any] | None = None
     memory_after_trim: dict[str, Any] | None = None
+    # The server's CPU over the calls in sequence after warm-up: seconds per call, and
+    # cores busy while one call is active (issue 16's cost per call).
+    cpu: dict[str, float] | None = None
 
     @property
     def failed_calls(self) -> int:
@@ -82,6 +86,7 @@ class SoakReport:
             "memory_baseline": self.memory_baseline,
             "memory_final": self.memory_final,
             "memory_after_trim": self.memory_after_trim,
+            "cpu": self.cpu,
             "baseline": asdict(self.baseline) if self.baseline else None,
             "final": asdict(self.final) if self.final else None,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
@@ -90,14 +95,17 @@ class SoakReport:
         }
 
 
-_METRIC = re.compile(r'^(process_resident_memory_bytes|callassist_runtime\{kind="(\w+)"\}) ([0-9.e+-]+)$', re.M)
+_METRIC = re.compile(
+    r'^(process_resident_memory_bytes|process_cpu_seconds_total|callassist_runtime\{kind="(\w+)"\}) ([0-9.e+-]+)$', re.M
+)
 
 
 async def sample(client: httpx.AsyncClient, calls: int) -> Sample:
     text = (await client.get("/metrics")).text
     values: dict[str, float] = {}
     for m in _METRIC.finditer(text):
-        values[m.group(2) or "rss"] = float(m.group(3))
+        key = m.group(2) or ("cpu" if m.group(1) == "process_cpu_seconds_total" else "rss")
+        values[key] = float(m.group(3))
     return Sample(
         t=round(time.time(), 1),
         calls=calls,
@@ -106,6 +114,7 @@ async def sample(client: httpx.AsyncClient, calls: int) -> Sample:
         tasks=int(values.get("tasks", -1)),
         finished_alive=int(values.get("finished_calls_alive", -1)),
         trims=int(values.get("memory_trims", -1)),
+        cpu_s=round(values.get("cpu", -1.0), 2),
     )
 
 
@@ -195,6 +204,9 @@ async def _soak(server: RunningServer, *, calls: int, concurrency: int, minutes:
                 report.samples.append(await sample(ops, done))
                 print(f"  {report.samples[-1]}", flush=True)
         report.calls_sequential = done
+        report.cpu = _cpu_per_call(report.baseline, await sample(ops, done))
+        if report.cpu:
+            print(f"  server CPU per call in sequence: {report.cpu}", flush=True)
         stop = time.monotonic() + minutes * 60
 
         async def worker(k: int) -> None:
@@ -274,3 +286,16 @@ def run_soak(
         (out / "soak.json").write_text(json.dumps(report.summary(), indent=2), encoding="utf-8")
         print(f"wrote {out / 'soak.json'}")
     return report
+
+
+def _cpu_per_call(first: Sample | None, last: Sample) -> dict[str, float] | None:
+    """CPU seconds per call and cores busy per active call between two samples."""
+    if first is None or first.cpu_s < 0 or last.cpu_s < 0 or last.calls <= first.calls or last.t <= first.t:
+        return None
+    cpu = last.cpu_s - first.cpu_s
+    return {
+        "calls": last.calls - first.calls,
+        "cpu_s_per_call": round(cpu / (last.calls - first.calls), 2),
+        "wall_s_per_call": round((last.t - first.t) / (last.calls - first.calls), 1),
+        "cores_per_active_call": round(cpu / (last.t - first.t), 3),
+    }
