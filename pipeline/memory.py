@@ -137,6 +137,8 @@ class Trimmer:
         if self._first_pending is None:
             self._first_pending = now
         overdue = now - max(self._last, self._first_pending) >= self.min_interval_s
+        if self._task is not None and self._task.get_loop() is not asyncio.get_running_loop():
+            self._task = None  # left over from an earlier event loop in this process
         if self._task is not None and not self._task.done():
             if not overdue:
                 self._task.cancel()  # a later end: wait for the quiet moment after it
@@ -153,9 +155,14 @@ class Trimmer:
         await asyncio.to_thread(self.trim_fn)
 
     async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        task, self._task = self._task, None
+        if task is None or task.done():
+            return
+        task.cancel()
+        # One trimmer per process, and a process may run several event loops one after
+        # another (the CLI's benches, tests): only a task of this loop can be awaited here.
+        if task.get_loop() is asyncio.get_running_loop():
+            await asyncio.gather(task, return_exceptions=True)
 
 
 TRIMMER = Trimmer()

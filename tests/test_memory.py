@@ -95,3 +95,20 @@ def test_report_counts_live_objects() -> None:
     assert r["gc_objects"] > 1000 and len(r["top_types"]) == 5
     if sys.platform == "linux":
         assert r["rss"] and r["anonymous"]
+
+
+def test_the_process_trimmer_survives_successive_event_loops() -> None:
+    # One trimmer per process; the CLI and the tests run one loop after another. A task
+    # left by an earlier loop must not be awaited from the next one ("attached to a
+    # different loop", seen when `bench text` closed its server after a voice test).
+    trims = Trims()
+    t = memory.Trimmer(quiet_s=10, min_interval_s=10, trim_fn=trims)
+
+    async def end_a_call() -> None:
+        t.call_ended()
+
+    asyncio.run(end_a_call())  # leaves a pending task of a loop that is now closed
+    asyncio.run(t.aclose())
+    asyncio.run(end_a_call())
+    asyncio.run(t.aclose())
+    assert trims.count == 0
