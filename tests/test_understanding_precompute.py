@@ -79,12 +79,17 @@ async def _inline_twin(services: CallServices, owner_id: str, text: str) -> tupl
     return r.act, r.reply, r.preset_conveyed
 
 
-async def test_a_precomputed_embedding_is_used_when_the_committed_text_is_the_same(services: CallServices) -> None:
+async def _voice_call(services: CallServices) -> tuple[str, CallSession, CountingEmbedder, float, float]:
+    """An owner with an emergent trigger, a voice call of theirs, and the counters before it."""
     owner_id = await _owner(services)
     embedder = services.embedder
     assert isinstance(embedder, CountingEmbedder)
     hits, misses = _count("hit"), _count("miss")
-    session = await CallSession.open(services, owner_id=owner_id, channel="twilio")
+    return owner_id, await CallSession.open(services, owner_id=owner_id, channel="twilio"), embedder, hits, misses
+
+
+async def test_a_precomputed_embedding_is_used_when_the_committed_text_is_the_same(services: CallServices) -> None:
+    owner_id, session, embedder, hits, misses = await _voice_call(services)
     job = session.precompute(QUESTION)  # the speculative transcript at the VAD stop
     assert job is not None
     async with asyncio.timeout(BOUND_S):
@@ -99,11 +104,7 @@ async def test_a_precomputed_embedding_is_used_when_the_committed_text_is_the_sa
 
 
 async def test_a_different_final_transcript_is_computed_again_and_decided_as_inline(services: CallServices) -> None:
-    owner_id = await _owner(services)
-    embedder = services.embedder
-    assert isinstance(embedder, CountingEmbedder)
-    hits, misses = _count("hit"), _count("miss")
-    session = await CallSession.open(services, owner_id=owner_id, channel="twilio")
+    owner_id, session, embedder, hits, misses = await _voice_call(services)
     session.precompute("Hi, it's Maple Primary")  # the caller went on after this stop
     r = await session.turn(QUESTION)
     assert embedder.asked[-1] == QUESTION and QUESTION not in embedder.asked[:-1]
