@@ -10,6 +10,7 @@ import asyncio
 import copy
 import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,3 +246,22 @@ async def test_a_voice_turn_finds_its_embedding_precomputed(services: CallServic
     assert turn.caller_text == "Hi, it's Maple Primary. Who should pick Leo up today?"
     assert turn.timings["embed_precomputed"] == 1.0
     assert session.record.stats["understanding_precomputed"] == {"hit": 1, "miss": 0}
+
+
+def test_bench_decisions_reports_the_text_call_and_the_voice_path(tmp_path: Path) -> None:
+    """``callassist bench decisions`` on two dev scenarios: each called as a text call and
+    along the voice path; the voice path's embeddings are all precomputed hits, the text
+    calls' never counted, and every turn lands in one of held / answered at once."""
+    from bench.decisions import run_decision_bench
+    from bench.suite import resolve
+
+    head, *scenarios = resolve("builtin:dev").read_text("utf-8").split("\n- id: ")
+    suite = tmp_path / "two.yaml"
+    suite.write_text("\n- id: ".join([head, *scenarios[:2]]) + "\n", encoding="utf-8")
+    report = run_decision_bench(suites=[str(suite)], repeats=1, out=tmp_path, understanders=("learned",))["learned"]
+    text, voice = report["text"], report["voice"]
+    assert report["calls"] == 4 and text["decision_ms"]["n"] == voice["decision_ms"]["n"] > 0
+    assert text["precomputed"] == {"hit": 0, "miss": 0, "hit_rate": None}
+    assert voice["precomputed"]["hit"] == voice["embed_ms"]["n"] > 0 and voice["precomputed"]["miss"] == 0
+    assert voice["held_decision_ms"]["n"] + voice["at_once_decision_ms"]["n"] == voice["embed_ms"]["n"]
+    assert (tmp_path / "decisions.json").exists()
