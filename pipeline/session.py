@@ -37,6 +37,7 @@ from .records import CallRecord, CallStore, Channel, TranscriptEntry
 from .screening import BLOCKED_CLOSE
 from .session_guard import ReplyGuard
 from .summary import preset_texts, summarize
+from .understanders import EarlyEmbeddings
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class CallSession:
         self.guard = ReplyGuard(services.output_guard, ctx, record.greeting)
         self._draft: DraftTurn | None = None
         self._finished = False
+        self._early = EarlyEmbeddings(services.embedder.embed_one)
         # Text calls are finished (saved, owner told) the moment they end; a voice call's
         # pipeline finishes it once its audio has stopped (pipeline.voice.call.VoiceCall).
         self.finish_on_end = record.channel == "text"
@@ -275,6 +277,15 @@ class CallSession:
 
     # -------------------------------------------------------------- turns ----
 
+    def precompute(self, text: str | None) -> asyncio.Future[Any] | None:
+        """A speculative transcript of the turn in progress (a voice call's VAD stop): the
+        turn's embedding is computed now, so the decision finds it ready if the committed
+        text is the same (:class:`~pipeline.understanders.EarlyEmbeddings`). Returns the
+        job, or None when this call's decisions need no embedding."""
+        if self.ctx.emergent or getattr(self.services.understander, "wants_embedding", False):
+            return self._early.offer(text)
+        return None
+
     async def turn(self, text: str | None, *, timings: dict[str, float | None] | None = None) -> TurnResult:
         """Handle one caller turn and return the whole reply."""
         async for _ in self.respond(text, timings=timings):
@@ -334,9 +345,15 @@ class CallSession:
         if self.events is not None:  # before understanding: the owner sees it at once
             self.events.caller_turn(state.turn + 1, text)
         vec, understanding = None, None
+        embed: dict[str, float] = {}  # the embedding's share of the decision (voice: precomputed?)
         nlu = self.services.understander
         if text and (self.ctx.emergent or getattr(nlu, "wants_embedding", False)):
-            vec = await asyncio.to_thread(self.services.embedder.embed_one, text)
+            t_embed = time.perf_counter()
+            vec, early = await self._early.vector(text)
+            embed = {"embed_ms": round((time.perf_counter() - t_embed) * 1000, 3)}
+            if early is not None:  # a voice call: was the speculative transcript's vector ready?
+                embed["embed_precomputed"] = float(early == "hit")
+                self.record.stats["understanding_precomputed"] = dict(self._early.outcomes)
         if text and hasattr(nlu, "prepare"):  # an asynchronous reading (llm), before the decision
             understanding = await nlu.prepare(text, state=state, ctx=self.ctx, vec=vec)
         t_decide = time.perf_counter()
@@ -359,6 +376,7 @@ class CallSession:
             "decision_ms": round(decision_ms, 3),  # utterance embedding + coordinator
             "coordinator_ms": round(coordinator_ms, 3),
             "first_token_ms": None if first is None else round(first, 3),
+            **embed,
             **timings,
         }
         draft.started = started

@@ -69,6 +69,9 @@ class TurnTranscriber:
         self.last: Transcript | None = None
         self._starts = 0
         self._started = asyncio.Event()
+        #: Hook for each speculative transcript once ready (the session precomputes the
+        #: turn's embedding from it: CallSession.precompute); must not block.
+        self.on_speculative_text: Callable[[str], object] | None = None
 
     # -------------------------------------------------------- audio side ----
 
@@ -112,6 +115,16 @@ class TurnTranscriber:
             )
         )
         self._job = _Job(self._speech_end, task, time.perf_counter())
+        task.add_done_callback(self._speculated)
+
+    def _speculated(self, task: asyncio.Task[Transcript]) -> None:
+        hook = self.on_speculative_text
+        if hook is None or task.cancelled() or task.exception() is not None or not task.result().text:
+            return
+        try:
+            hook(task.result().text)
+        except Exception:  # a precompute that fails must not touch the transcription
+            log.exception("speculative transcript hook failed")
 
     # ---------------------------------------------------------- turn side ----
 

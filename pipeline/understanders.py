@@ -10,9 +10,11 @@ probabilities always come from the learned, calibrated trigger model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,8 @@ from coordinator.nlu.model import EXCEPTIONS, FOCI, FORMS, INTENTS, SCENES, Read
 from coordinator.nlu.understander import LearnedUnderstander
 from coordinator.types import CallContext, CallState
 from coordinator.understanding import RulesUnderstander, Understander, Understanding
+
+from . import metrics
 
 log = logging.getLogger(__name__)
 
@@ -167,3 +171,94 @@ def make_understander(
         client = AsyncOpenAI(base_url=url, api_key=llm_api_key, timeout=max(1.0, 2 * deadline_ms / 1000), max_retries=0)
         return LLMUnderstander(client, llm_model, deadline_ms=deadline_ms, fallback=learned)
     raise ValueError(f"unknown understander {name!r}; choose rules, learned or llm")
+
+
+_EARLY_MAX = 4  # speculative transcripts kept per call (a turn re-transcribed as it grows)
+
+
+class EarlyEmbeddings:
+    """One call's caller-turn embeddings, computed before the turn is committed.
+
+    A voice call offers each speculative transcript (:meth:`offer`, at the VAD stop, long
+    before a statement's 0.9 s pause has passed); its e5 vector is computed then in a
+    worker thread. At the decision, :meth:`vector` takes the one whose text equals the
+    committed text (``hit``) or, when the final transcript differs or nothing was
+    offered, computes it inline as a text call does (``miss``). Counted in
+    ``callassist_understanding_precomputed_total{outcome}`` once anything was offered
+    (text calls are never counted: they have nothing to precompute)."""
+
+    def __init__(self, embed: Callable[[str], np.ndarray]) -> None:
+        self._embed = embed
+        self._jobs: OrderedDict[str, asyncio.Future[np.ndarray]] = OrderedDict()
+        self.offered = 0
+        self.outcomes = {"hit": 0, "miss": 0}
+
+    def offer(self, text: str | None) -> asyncio.Future[np.ndarray] | None:
+        """Start embedding ``text`` in a worker thread; returns the job (None: empty text)."""
+        key = (text or "").strip()
+        if not key:
+            return None
+        if key in self._jobs:
+            return self._jobs[key]
+        job = asyncio.get_running_loop().run_in_executor(None, self._embed, key)
+        job.add_done_callback(_consume)  # a failure counts as a miss; never "never retrieved"
+        self._jobs[key] = job
+        self.offered += 1
+        while len(self._jobs) > _EARLY_MAX:
+            self._jobs.popitem(last=False)
+        return job
+
+    async def vector(self, text: str) -> tuple[np.ndarray, str | None]:
+        """The turn's vector and how it was obtained: ``hit``, ``miss`` or None (nothing
+        offered on this call: computed inline). Earlier offers of the turn are dropped."""
+        job = self._jobs.pop(text, None)
+        self._jobs.clear()
+        vec = None
+        if job is not None:
+            with contextlib.suppress(Exception):
+                vec = await job
+        outcome = None if not self.offered else ("hit" if vec is not None else "miss")
+        if outcome is not None:
+            self.outcomes[outcome] += 1
+            metrics.UNDERSTANDING_PRECOMPUTED.labels(outcome=outcome).inc()
+        if vec is None:
+            vec = await asyncio.to_thread(self._embed, text)
+        return vec, outcome
+
+
+def _consume(job: asyncio.Future[np.ndarray]) -> None:
+    if not job.cancelled():
+        job.exception()
+
+
+_WARM_CALLS = {
+    "zh": ("外卖到了，放哪里？", "我是学校的，今天谁来接孩子？", "好的，谢谢，再见"),
+    "en": ("Hi, it's the courier, where should I leave it?", "It's the school, who picks Leo up today?", "ok bye"),
+}
+_WARM_TRIGGERS = {"zh": "学校打电话问接孩子", "en": "the school calls about pick-up"}
+
+
+def warm_up(coordinator: Any, embed: Callable[[str], np.ndarray]) -> float:
+    """Pay at start-up what the first caller turn would otherwise wait for: the e5 model,
+    the learned heads, the lexicons' and matchers' compiled patterns, the trigger-pair
+    features (lazily loaded; the first turn of a process took 3.5 s in bench decisions).
+    Runs a short scripted call per language on throwaway state; returns the seconds."""
+    from coordinator.types import PresetRef, TriggerCandidate
+    from presets.matching import trigger_variants
+
+    started = time.perf_counter()
+    for lang, turns in _WARM_CALLS.items():
+        trigger = _WARM_TRIGGERS[lang]
+        vecs = np.stack([embed(v) for v in trigger_variants(trigger)])
+        ref = PresetRef("emergent", "warm-up", "OK.", trigger)
+        ctx = CallContext(
+            owner_name="Alex", lang=lang, languages=(lang,), regular={"takeout": "OK."},  # type: ignore[arg-type]
+            emergent=(TriggerCandidate(ref, None, vecs),),
+        )  # fmt: skip
+        state = CallState(call_id="warm-up", lang=lang)  # type: ignore[arg-type]
+        coordinator.greet(state, ctx)
+        for text in turns:
+            if state.ended:
+                break
+            coordinator.decide(state, ctx, text, embed(text))
+    return time.perf_counter() - started

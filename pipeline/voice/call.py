@@ -92,6 +92,7 @@ class VoiceCall:
             preset_texts=[*preset_texts, *ctx.regular.values()],
             preset_scenes=list(ctx.regular),
         )
+        self.listener.transcriber.on_speculative_text = session.precompute  # embedding off the critical path
         self.worker: PipelineWorker | None = None
         self.owner_leg: Any = None  # pipeline.owner_join.OwnerLeg while the owner is in the call
         self._stopping = False
