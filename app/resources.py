@@ -217,7 +217,8 @@ class Resources:
         s = self.settings
         redecode = RedecodePolicy(max_audio_s=s.asr_redecode_max_audio_s) if s.asr_redecode else None
         recognizer = SpeechRecognizer(threads=s.asr_threads, redecode=redecode)
-        synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"), specs={"zh": s.tts_zh, "en": s.tts_en})
+        cache = AudioCache(s.data_dir / "tts-cache", max_bytes=int(s.tts_cache_mb * 1024 * 1024))
+        synthesizer = Synthesizer(cache, specs={"zh": s.tts_zh, "en": s.tts_en})
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
         from pipeline import voice as voice_module

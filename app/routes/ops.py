@@ -226,11 +226,14 @@ async def call(call_id: str, res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
 
 
 @router.get("/ops/api/memory")
-async def memory_report(_: OpsAuth) -> dict[str, Any]:
-    """Where the memory is: allocator bytes in use vs. freed but kept, RSS, live objects."""
+async def memory_report(res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
+    """Where the memory is: allocator bytes in use vs. freed but kept, RSS, live objects,
+    and the in-memory TTS cache (bytes of PCM, clips; capped by ``TTS_CACHE_MB``)."""
     from pipeline import memory
 
-    return await asyncio.to_thread(memory.report)
+    out = await asyncio.to_thread(memory.report)
+    out["tts_cache"] = res.voice.synthesizer.cache.stats() if res.voice is not None else None
+    return out
 
 
 @router.post("/ops/api/memory/trim")
