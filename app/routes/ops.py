@@ -17,6 +17,8 @@ from fastapi.responses import RedirectResponse
 from prometheus_client import REGISTRY
 from prometheus_client.exposition import choose_encoder
 
+from pipeline.records import is_unlisted_owner
+
 from ..deps import ResourcesDep
 from ..errors import ApiError
 from ..limits import WINDOW_S, count_hit, hits_so_far
@@ -220,7 +222,7 @@ async def calls(res: ResourcesDep, _: OpsAuth, limit: Annotated[int, Query(ge=1,
 async def call(call_id: str, res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
     """One call record: transcript, turns with timings, interventions, owner record."""
     record = await res.calls.get(call_id)
-    if record is None:
+    if record is None or is_unlisted_owner(record.owner_id):  # nobody's call: not readable, even here
         raise ApiError(404, "not_found", f"no call {call_id}")
     return {**record.model_dump(mode="json"), "summary": ops_summary(record)}
 
