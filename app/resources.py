@@ -225,6 +225,7 @@ class Resources:
         self.deliveries.start()
 
     async def close_owner_loop(self) -> None:
+        await self.finish_voice_calls()  # their call.ended events and webhooks first
         if self.live is not None and self.live.relay is not None:
             await self.live.relay.aclose()
         if self.deliveries is not None:
@@ -361,7 +362,13 @@ class Resources:
             await self.webrtc.close()
             self.webrtc = None
 
+    async def finish_voice_calls(self, timeout_s: float = 30.0) -> None:
+        """Wait for the post-call work of ended voice calls (the final saves among it)."""
+        if self.voice is not None and not await self.voice.slots.wait_finished(timeout_s):
+            log.error("post-call work still running at shutdown", extra={"calls": self.voice.slots.finishing})
+
     async def close(self) -> None:
+        await self.finish_voice_calls()  # before Redis and the record store close
         await memory.TRIMMER.aclose()
         if self.services.liveness is not None:
             await self.services.liveness.stop()

@@ -39,6 +39,7 @@ async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
             "warm": res.voice_warm,
             "tts_pending": res.precomputer.pending if res.precomputer is not None else 0,
             "calls": slots.in_use,
+            "finishing": slots.finishing,  # media over, post-call work running: not a call in progress
             "capacity": slots.limit,
             "admission": slots.state,
         }
