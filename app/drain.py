@@ -5,7 +5,8 @@ caller on a media WebSocket. :class:`DrainingServer` changes the first SIGTERM i
 drain: the instance stops admitting (``/readyz`` answers 503 ``draining``, SIP OPTIONS
 503, the Twilio webhook sends new calls back to the service address, a new media stream
 is refused), the calls in progress finish, bounded by ``max_call_s``, their records are
-saved as each ends, and only then does the server exit. A second SIGTERM or a SIGINT
+saved as each ends (the drain waits for that post-call work too, which runs after a call
+has freed its slot), and only then does the server exit. A second SIGTERM or a SIGINT
 exits at once, as uvicorn would.
 """
 
@@ -48,10 +49,12 @@ class DrainingServer(uvicorn.Server):
             self._drain = loop.create_task(self._drain_then_exit(), name="drain")
 
     def _active(self) -> int:
+        """Voice calls in progress plus calls whose post-call work (summary, final save,
+        owner's events) is still running: exiting before those would lose records."""
         res = getattr(self._app.state, "resources", None)
         if res is None or res.voice is None:
             return 0
-        return int(res.voice.slots.in_use)
+        return int(res.voice.slots.busy)
 
     async def _drain_then_exit(self) -> None:
         res = getattr(self._app.state, "resources", None)

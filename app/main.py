@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -48,6 +49,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         install_access_log_redaction()  # after the server has set up its loggers
         resources = Resources.open(settings)
         app.state.resources = resources
+        # Before the first request: loading them on it would stall the event loop (and
+        # every Redis call waiting on it) for as long as they take.
+        await asyncio.to_thread(resources.preload_models)
         await resources.admit_llm_endpoints()
         await resources.open_gateways()
         resources.services.liveness.start()  # heartbeat + reaping of dead instances' calls

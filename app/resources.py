@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +95,18 @@ def make_caller_understander(settings: Settings, embedder: Embedder) -> object:
     )
 
 
+def _warm_voice_text_models() -> None:
+    """What a voice call's turns load on first use, in the event loop: the text end-of-turn
+    model and jieba's dictionary (Chinese hotwords from preset texts)."""
+    import jieba
+
+    from pipeline.turn_model import default_model
+
+    default_model()
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+
+
 def ice_servers(settings: Settings) -> list[Any]:
     """The configured STUN/TURN servers as aiortc wants them."""
     from aiortc import RTCIceServer
@@ -118,6 +132,7 @@ class Resources:
     admission: list[AdmissionResult] = field(default_factory=list)
     extras: dict[str, object] = field(default_factory=dict)
     draining: bool = False  # SIGTERM: no new calls; see app/drain.py
+    models_loaded: bool = False  # preload_models() done: /readyz waits for it
     sip: Any = None  # pipeline.sip.SipServer when CALLASSIST_SIP_PORT is set
     webrtc: Any = None  # pipeline.webrtc.WebRTCCalls when voice calls are on
     # The owner in the loop (set up in open(); the delivery worker runs from start_owner_loop()).
@@ -200,6 +215,7 @@ class Resources:
         self.deliveries.start()
 
     async def close_owner_loop(self) -> None:
+        await self.finish_voice_calls()  # their call.ended events and webhooks first
         if self.live is not None and self.live.relay is not None:
             await self.live.relay.aclose()
         if self.deliveries is not None:
@@ -217,7 +233,8 @@ class Resources:
         s = self.settings
         redecode = RedecodePolicy(max_audio_s=s.asr_redecode_max_audio_s) if s.asr_redecode else None
         recognizer = SpeechRecognizer(threads=s.asr_threads, redecode=redecode)
-        synthesizer = Synthesizer(AudioCache(s.data_dir / "tts-cache"), specs={"zh": s.tts_zh, "en": s.tts_en})
+        cache = AudioCache(s.data_dir / "tts-cache", max_bytes=int(s.tts_cache_mb * 1024 * 1024))
+        synthesizer = Synthesizer(cache, specs={"zh": s.tts_zh, "en": s.tts_en})
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
         options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
         from pipeline import voice as voice_module
@@ -234,12 +251,36 @@ class Resources:
             try:
                 recognizer.load()
                 synthesizer.warm_up()
+                _warm_voice_text_models()
                 self.voice_warm = True
             except Exception:
                 log.exception("voice models failed to load")
 
         self._warm_thread = threading.Thread(target=warm, name="voice-warmup", daemon=True)
         self._warm_thread.start()
+
+    def preload_models(self) -> dict[str, float]:
+        """Load, once, what a first call would otherwise load inside the event loop (call
+        it from a worker thread before the service is ready): the safety guards' one-time
+        costs (pypinyin's dictionary among them) and the sentence encoder. The coordinator
+        and the learned understander are warmed up in :meth:`open`
+        (``pipeline.understanders.warm_up``). Returns the seconds each step took."""
+        import safety
+
+        took: dict[str, float] = {}
+        embedder = self.services.embedder
+
+        def timed(name: str, step: Callable[[], object]) -> None:
+            started = time.perf_counter()
+            step()
+            took[name] = round(time.perf_counter() - started, 3)
+
+        timed("safety", safety.warm_up)
+        timed("embedder", lambda: embedder.embed_one("warm-up"))
+        self.models_loaded = True
+        metrics.MODELS_LOADED.set(1)
+        log.info("models loaded", extra={"seconds": took})
+        return took
 
     async def admit_llm_endpoints(self) -> None:
         """CALLM admission at start-up: endpoints over the median-TTFT limit start out of
@@ -301,7 +342,13 @@ class Resources:
             await self.webrtc.close()
             self.webrtc = None
 
+    async def finish_voice_calls(self, timeout_s: float = 30.0) -> None:
+        """Wait for the post-call work of ended voice calls (the final saves among it)."""
+        if self.voice is not None and not await self.voice.slots.wait_finished(timeout_s):
+            log.error("post-call work still running at shutdown", extra={"calls": self.voice.slots.finishing})
+
     async def close(self) -> None:
+        await self.finish_voice_calls()  # before Redis and the record store close
         await memory.TRIMMER.aclose()
         if self.services.liveness is not None:
             await self.services.liveness.stop()

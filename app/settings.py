@@ -121,6 +121,9 @@ class Settings(BaseSettings):
         "piper:MODEL.onnx, or espeak (pipeline/tts_config.py).",
     )
     tts_en: str = Field(default="piper", description="English TTS engine spec, same form as tts_zh.")
+    tts_cache_mb: float = Field(
+        default=64, ge=0, description="Synthesized audio kept in memory (LRU, MB of PCM); the disk cache is not capped."
+    )
     twilio_auth_token: SecretStr | None = Field(
         default=None,
         description="Validates X-Twilio-Signature on the TwiML webhook and the media WebSocket when set.",

@@ -92,6 +92,9 @@ OWNER_EVENTS = Counter("callassist_owner_events_total", "Owner events written", 
 WEBHOOK_ATTEMPTS = Counter("callassist_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
 
 ACTIVE_CALLS = Gauge("callassist_active_calls", "Calls in progress", ["transport"])
+MODELS_LOADED = Gauge(
+    "callassist_models_loaded", "1 once the text path's models are loaded (before /readyz answers ready)"
+)
 ENDPOINT_UP = Gauge("callassist_llm_endpoint_up", "1 if the LLM endpoint is in service", ["endpoint"])
 ENDPOINT_MEDIAN_TTFT = Gauge(
     "callassist_llm_median_ttft_seconds", "Rolling median TTFT of the LLM endpoint", ["endpoint"]

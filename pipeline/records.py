@@ -35,6 +35,14 @@ log = logging.getLogger(__name__)
 
 Channel = Literal["text", "twilio", "telnyx", "plivo", "webrtc", "sip"]
 PROVEN_AFTER_TURNS = 2
+# Owners that answer anonymous text calls to lines nobody registered (pipeline.text_calls):
+# no key, no lines. Their calls never prove real (kept for the unproven retention only)
+# and stay out of the ops dashboard's index: nobody can read them.
+UNLISTED_OWNER_PREFIX = "own_unlisted_"
+
+
+def is_unlisted_owner(owner_id: str) -> bool:
+    return owner_id.startswith(UNLISTED_OWNER_PREFIX)
 
 
 class TranscriptEntry(BaseModel):
@@ -107,6 +115,8 @@ class CallRecord(BaseModel):
     def proven(self) -> bool:
         """An anonymous call proves real once the caller has said something in
         :data:`PROVEN_AFTER_TURNS` turns; until then it is kept only briefly."""
+        if is_unlisted_owner(self.owner_id):
+            return False  # nobody's call: however long, it is kept briefly
         return not self.anonymous or sum(1 for t in self.turns if t.caller_text) >= PROVEN_AFTER_TURNS
 
     def listing(self) -> dict[str, Any]:
@@ -228,10 +238,16 @@ class CallStore:
         ttl = self.retention_s if record.proven else self.unproven_retention_s
         keys = [call_key(record.call_id), revision_key(record.call_id), owner_calls_key(record.owner_id)]
         started = record.started_at.timestamp()
-        horizon = time.time() - self.retention_s
+        index_s = self.retention_s
+        recent = RECENT_CALLS_KEY
+        if is_unlisted_owner(record.owner_id):
+            # The same one script call (an unlisted line must not answer slower or faster),
+            # but its index lives as briefly as its records and the ops index never sees it.
+            index_s, recent = self.unproven_retention_s, keys[2]
+        horizon = time.time() - index_s
         return [
-            [*keys, RECENT_CALLS_KEY],
-            [payload, record.revision, ttl, started, record.call_id, horizon, self.retention_s],
+            [*keys, recent],
+            [payload, record.revision, ttl, started, record.call_id, horizon, index_s],
         ]
 
     async def save(self, record: CallRecord) -> bool:

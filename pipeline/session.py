@@ -229,9 +229,7 @@ class CallSession:
         if self._draft is not None:
             await self.commit_turn(cut=None if self._draft.complete else CutPoint(len(self._draft.sentences)))
         self.record.summary = summarize(self.record, self.ctx.languages[0], conveyed_texts=preset_texts(self.ctx))
-        if self.call_id in _OPENED_HERE:  # a text call may end on another instance than it began
-            _OPENED_HERE.discard(self.call_id)
-            metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
+        self.leave_active()
         try:
             await self.save()
         except Exception:
@@ -244,6 +242,13 @@ class CallSession:
         if self.events is not None:
             self.events.ended(self.record)
             await self.events.flush()
+
+    def leave_active(self) -> None:
+        """The call is no longer in progress here (idempotent): the active-calls gauge drops
+        it. A voice call leaves when its media ends, before its post-call work."""
+        if self.call_id in _OPENED_HERE:  # a text call may end on another instance than it began
+            _OPENED_HERE.discard(self.call_id)
+            metrics.ACTIVE_CALLS.labels(transport=self.record.channel).dec()
 
     async def caller_heard(self, text: str) -> None:
         """A caller turn the assistant does not answer (the owner is talking): recorded only."""

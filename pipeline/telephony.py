@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -223,9 +224,15 @@ def make_serializer(info: StartInfo) -> FrameSerializer:
 
 
 async def run_telephony_call(
-    voice: VoiceResources, ws: WebSocket, info: StartInfo, *, owner_id: str, line: str
+    voice: VoiceResources,
+    ws: WebSocket,
+    info: StartInfo,
+    *,
+    owner_id: str,
+    line: str,
+    on_media_end: Callable[[], None] | None = None,
 ) -> None:
-    """The call, from a parsed start message to hang-up."""
+    """The call, from a parsed start message to hang-up (``on_media_end``: see VoiceCall.run)."""
     channel = cast(Channel, info.provider)
     call = await open_voice_call(
         voice, owner_id=owner_id, line=line, channel=channel, transport_name=info.provider,
@@ -243,4 +250,4 @@ async def run_telephony_call(
             serializer=serializer,
         ),
     )
-    await call.run(transport)
+    await call.run(transport, on_media_end=on_media_end)

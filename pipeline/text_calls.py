@@ -18,15 +18,17 @@ from contextlib import asynccontextmanager
 
 from presets.models import Lang
 
-from .records import CallBusy, CallRecord, CallStore
+from .records import UNLISTED_OWNER_PREFIX, CallBusy, CallRecord, CallStore
 from .session import CallServices, CallSession
 
 # Who answers an anonymous text call to a line nobody registered: an owner with no key,
 # no lines and no presets, so the call starts, greets and takes turns like any other
-# (same status, same body, the same Redis round trips); only nobody reads its record.
+# (same status, same body, the same Redis round trips); only nobody reads its record:
+# it is kept for UNPROVEN_CALL_RETENTION_S however many turns it has, its index as
+# briefly, and it is in no owner's list and not on /ops (pipeline.records).
 UNLISTED_OWNERS: dict[Lang, tuple[str, str]] = {
-    "en": ("own_unlisted_en", "the owner"),
-    "zh": ("own_unlisted_zh", "机主"),
+    "en": (UNLISTED_OWNER_PREFIX + "en", "the owner"),
+    "zh": (UNLISTED_OWNER_PREFIX + "zh", "机主"),
 }
 
 

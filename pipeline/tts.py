@@ -229,16 +229,26 @@ class EspeakEngine:
 # ------------------------------------------------------------------ cache ----
 
 
-class AudioCache:
-    """(text, voice) -> audio; in memory (LRU) and on disk (survives restarts)."""
+DEFAULT_CACHE_BYTES = 64 * 1024 * 1024  # CALLASSIST_TTS_CACHE_MB
 
-    def __init__(self, folder: Path | None, *, max_items: int = 4000) -> None:
+
+class AudioCache:
+    """(text, voice) -> audio; in memory (LRU, capped in bytes of PCM) and on disk
+    (survives restarts; not capped here).
+
+    The memory cap is in bytes, not clips: a clip is 20 KB (a short "OK.") to a few
+    hundred KB (a long preset response at 24 kHz), so a count cap says nothing about
+    the footprint. A clip larger than the whole cap is served from disk only."""
+
+    def __init__(self, folder: Path | None, *, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.folder = folder
-        self.max_items = max_items
+        self.max_bytes = max(0, int(max_bytes))
         self._mem: OrderedDict[str, Audio] = OrderedDict()
+        self._bytes = 0  # sum of len(audio.pcm) over _mem, kept under _lock
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.evicted = 0
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -249,6 +259,27 @@ class AudioCache:
     @staticmethod
     def key(text: str, voice: str) -> str:
         return hashlib.sha256(f"{AudioCache.VERSION}\x00{voice}\x00{text}".encode()).hexdigest()[:32]
+
+    @property
+    def nbytes(self) -> int:
+        """PCM bytes held in memory now (at most :attr:`max_bytes`)."""
+        return self._bytes
+
+    @property
+    def items(self) -> int:
+        return len(self._mem)
+
+    def stats(self) -> dict[str, int]:
+        """What the memory report shows (``/ops/api/memory``)."""
+        with self._lock:
+            return {
+                "bytes": self._bytes,
+                "items": len(self._mem),
+                "max_bytes": self.max_bytes,
+                "hits": self.hits,
+                "misses": self.misses,
+                "evicted": self.evicted,
+            }
 
     def get(self, text: str, voice: str) -> Audio | None:
         k = self.key(text, voice)
@@ -276,11 +307,19 @@ class AudioCache:
             tmp.replace(self.folder / f"{k}.{audio.rate}.pcm")
 
     def _put_mem(self, k: str, audio: Audio) -> None:
+        size = len(audio.pcm)
         with self._lock:
+            old = self._mem.pop(k, None)
+            if old is not None:
+                self._bytes -= len(old.pcm)
+            if size > self.max_bytes:
+                return  # would evict everything else and still not fit: disk only
             self._mem[k] = audio
-            self._mem.move_to_end(k)
-            while len(self._mem) > self.max_items:
-                self._mem.popitem(last=False)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, dropped = self._mem.popitem(last=False)  # least recently used
+                self._bytes -= len(dropped.pcm)
+                self.evicted += 1
 
 
 # ------------------------------------------------------------- synthesizer ----

@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,15 +226,16 @@ class WebRTCCalls:
             if not await _connected(conn, CONNECT_TIMEOUT_S):
                 metrics.CALLS.labels(transport="webrtc", outcome="no_connect").inc()
                 return
-            if not self.voice.slots.acquire("webrtc"):
+            slot = self.voice.slots.take("webrtc")
+            if slot is None:
                 return
             try:
                 call = await open_voice_call(
                     self.voice, owner_id=owner_id, line=line, channel="webrtc", transport_name="webrtc"
                 )
-                await self._talk(conn, call)
+                await self._talk(conn, call, slot.release)
             finally:
-                self.voice.slots.release()
+                slot.release()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -244,7 +246,7 @@ class WebRTCCalls:
             with contextlib.suppress(Exception):
                 await conn.disconnect()
 
-    async def _talk(self, conn: Any, call: VoiceCall) -> None:
+    async def _talk(self, conn: Any, call: VoiceCall, media_ended: Callable[[], None]) -> None:
         from pipecat.transports.base_transport import TransportParams
         from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
 
@@ -255,7 +257,7 @@ class WebRTCCalls:
         feed = TranscriptFeed(conn, call)
         task = asyncio.get_running_loop().create_task(feed.run())
         try:
-            record = await call.run(transport)
+            record = await call.run(transport, on_media_end=media_ended)  # the slot is freed at hang-up
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -434,7 +434,9 @@ async def test_every_hang_up_path_ends_once_saves_once_tells_the_owner_once(
     voice = VoiceResources(services, FakeRecognizer([]), synth, options)  # type: ignore[arg-type]
     call = VoiceCall(voice, session, "twilio")
     transport = FakeTransport()
-    run = asyncio.get_running_loop().create_task(call.run(transport))
+    media_ends: list[str | None] = []
+    on_media_end = lambda: media_ends.append(session.record.end_reason)  # noqa: E731
+    run = asyncio.get_running_loop().create_task(call.run(transport, on_media_end=on_media_end))
     await until(lambda: call.worker is not None, "the pipeline was built")
     await asyncio.sleep(0.2)  # the worker starts
     await transport.fire("on_client_connected")  # the greeting
@@ -446,6 +448,8 @@ async def test_every_hang_up_path_ends_once_saves_once_tells_the_owner_once(
     await transport.fire("on_client_disconnected")
 
     assert record.end_reason == reason, (path, record.end_reason)
+    assert media_ends == [reason], media_ends  # the slot is freed once, after the call ended
+    assert voice.slots.finishing == 0  # run() returned with its post-call work done
     store = services.calls
     assert isinstance(store, CountingStore) and store.final_saves == 1, (path, store.final_saves)
     assert services.events is not None
@@ -457,3 +461,102 @@ async def test_every_hang_up_path_ends_once_saves_once_tells_the_owner_once(
         assert "voice model crashed" in stored.stats["speaker_error"]
     if path == "assistant_close":
         assert stored.turns and stored.turns[-1].end_call
+
+
+class GatedStore(CountingStore):
+    """The real store whose final save waits until the test opens the gate."""
+
+    def __init__(self, redis: Redis, retention_s: int) -> None:
+        super().__init__(redis, retention_s)
+        self.gate = asyncio.Event()
+
+    async def save(self, record: CallRecord) -> bool:
+        if record.ended_at is not None:
+            await self.gate.wait()
+        return await super().save(record)
+
+
+async def _active_gauge(transport: str) -> float:
+    from pipeline import metrics
+
+    return float(metrics.ACTIVE_CALLS.labels(transport=transport)._value.get())
+
+
+async def test_the_slot_is_free_at_hang_up_while_the_post_call_work_runs(clean_redis: RedisProcess) -> None:
+    """The caller hangs up; the final save is held back: the slot is already free (a next
+    caller is admitted), the call is not counted active, the post-call work is counted
+    and awaited, and ``run`` returns only once the record is final."""
+    from pipeline.admission import CallSlots
+
+    redis = Redis.from_url(clean_redis.url, decode_responses=True)
+    store = GatedStore(redis, 3600)
+    services = CallServices(
+        redis=redis, owners=OwnerStore(redis), presets=PresetStore(redis), calls=store, events=EventLog(redis)
+    )
+    try:
+        slots = CallSlots(limit=1)
+        voice = VoiceResources(services, FakeRecognizer([]), FakeSynthesizer(), VoiceOptions(), slots=slots)  # type: ignore[arg-type]
+        before = await _active_gauge("twilio")
+        session = await open_session(services)
+        slot = slots.take("twilio")
+        assert slot is not None and slots.full
+        call = VoiceCall(voice, session, "twilio")
+        transport = FakeTransport()
+        run = asyncio.get_running_loop().create_task(call.run(transport, on_media_end=slot.release))
+        await until(lambda: call.worker is not None, "the pipeline was built")
+        await asyncio.sleep(0.2)
+        await transport.fire("on_client_connected")
+        assert await _active_gauge("twilio") == before + 1
+
+        await transport.fire("on_client_disconnected")  # the caller hangs up
+        await until(lambda: slots.finishing == 1, "the post-call work started")
+        assert slots.in_use == 0 and not slots.full  # freed before the record is saved
+        assert await _active_gauge("twilio") == before  # a call in post-processing is not active
+        assert slots.busy == 1  # ... but the drain still waits for it
+        nxt = slots.take("twilio")
+        assert nxt is not None  # the next caller is admitted
+        nxt.release()
+        assert not run.done() and store.final_saves == 0
+
+        store.gate.set()
+        async with asyncio.timeout(BOUND_S):
+            record = await run
+        assert store.final_saves == 1 and slots.finishing == 0 and slots.busy == 0
+        stored = await store.get(record.call_id)
+        assert stored is not None and stored.end_reason == "caller_hangup" and stored.summary is not None
+        slot.release()  # the transport's finally: no second release
+        assert slots.in_use == 0
+    finally:
+        await redis.aclose()
+
+
+async def test_a_cancelled_transport_does_not_lose_the_post_call_work(clean_redis: RedisProcess) -> None:
+    """Shutdown cancels a WebRTC or SIP call's task: the record is still saved, by the
+    post-call task that shutdown (and the drain) waits for."""
+    redis = Redis.from_url(clean_redis.url, decode_responses=True)
+    store = GatedStore(redis, 3600)
+    services = CallServices(
+        redis=redis, owners=OwnerStore(redis), presets=PresetStore(redis), calls=store, events=EventLog(redis)
+    )
+    try:
+        voice = VoiceResources(services, FakeRecognizer([]), FakeSynthesizer(), VoiceOptions())  # type: ignore[arg-type]
+        session = await open_session(services)
+        call = VoiceCall(voice, session, "webrtc")
+        transport = FakeTransport()
+        run = asyncio.get_running_loop().create_task(call.run(transport))
+        await until(lambda: call.worker is not None, "the pipeline was built")
+        await asyncio.sleep(0.2)
+        await transport.fire("on_client_connected")
+        await transport.fire("on_client_disconnected")
+        await until(lambda: voice.slots.finishing == 1, "the post-call work started")
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        assert voice.slots.finishing == 1  # the work goes on without its caller
+        assert not await voice.slots.wait_finished(0.05)  # bounded wait: not yet
+        store.gate.set()
+        assert await voice.slots.wait_finished(BOUND_S)
+        stored = await store.get(session.call_id)
+        assert stored is not None and stored.ended_at is not None and store.final_saves == 1
+    finally:
+        await redis.aclose()

@@ -80,12 +80,14 @@ async def _setup_owner(client: httpx.AsyncClient, redis_url: str, *, lang: str, 
 
 
 async def _record(client: httpx.AsyncClient) -> dict[str, object]:
-    for _ in range(100):
+    """The newest call's final record: the caller's hang-up returns before the server has
+    stopped the pipeline and saved it (seconds on a loaded machine)."""
+    for _ in range(300):
         calls = (await client.get("/v1/calls", params={"limit": 1})).json()["calls"]
-        if calls:
+        if calls and calls[0]["ended_at"] is not None:
             return dict((await client.get(f"/v1/calls/{calls[0]['call_id']}")).json())
         await asyncio.sleep(0.1)
-    raise AssertionError("no call record")
+    raise AssertionError("no final call record")
 
 
 def _ws(server: ServerThread, provider: str = "twilio") -> str:

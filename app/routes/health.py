@@ -21,14 +21,17 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", response_model=None)
 async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
-    """Redis is reachable (answers within one second)."""
+    """Redis is reachable (answers within one second) and the models are loaded."""
     try:
         async with asyncio.timeout(1.0):
             await res.redis.ping()
     except Exception:
         err = error_body("unavailable", "redis is unreachable")
         return JSONResponse(err, 503, headers={"Retry-After": str(REDIS_RETRY_AFTER_S)})
-    body: dict[str, object] = {"status": "ready", "redis": "ok"}
+    body: dict[str, object] = {"status": "ready", "redis": "ok", "models_loaded": res.models_loaded}
+    if not res.models_loaded:  # the first call would load them inside the event loop
+        body["status"] = "starting"
+        return JSONResponse(body, 503, headers={"Retry-After": "5"})
     if res.voice is not None:
         slots = res.voice.slots
         body["voice"] = {
@@ -36,6 +39,7 @@ async def readyz(res: ResourcesDep) -> dict[str, object] | JSONResponse:
             "warm": res.voice_warm,
             "tts_pending": res.precomputer.pending if res.precomputer is not None else 0,
             "calls": slots.in_use,
+            "finishing": slots.finishing,  # media over, post-call work running: not a call in progress
             "capacity": slots.limit,
             "admission": slots.state,
         }

@@ -17,6 +17,8 @@ from fastapi.responses import RedirectResponse
 from prometheus_client import REGISTRY
 from prometheus_client.exposition import choose_encoder
 
+from pipeline.records import is_unlisted_owner
+
 from ..deps import ResourcesDep
 from ..errors import ApiError
 from ..limits import WINDOW_S, count_hit, hits_so_far
@@ -220,17 +222,20 @@ async def calls(res: ResourcesDep, _: OpsAuth, limit: Annotated[int, Query(ge=1,
 async def call(call_id: str, res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
     """One call record: transcript, turns with timings, interventions, owner record."""
     record = await res.calls.get(call_id)
-    if record is None:
+    if record is None or is_unlisted_owner(record.owner_id):  # nobody's call: not readable, even here
         raise ApiError(404, "not_found", f"no call {call_id}")
     return {**record.model_dump(mode="json"), "summary": ops_summary(record)}
 
 
 @router.get("/ops/api/memory")
-async def memory_report(_: OpsAuth) -> dict[str, Any]:
-    """Where the memory is: allocator bytes in use vs. freed but kept, RSS, live objects."""
+async def memory_report(res: ResourcesDep, _: OpsAuth) -> dict[str, Any]:
+    """Where the memory is: allocator bytes in use vs. freed but kept, RSS, live objects,
+    and the in-memory TTS cache (bytes of PCM, clips; capped by ``TTS_CACHE_MB``)."""
     from pipeline import memory
 
-    return await asyncio.to_thread(memory.report)
+    out = await asyncio.to_thread(memory.report)
+    out["tts_cache"] = res.voice.synthesizer.cache.stats() if res.voice is not None else None
+    return out
 
 
 @router.post("/ops/api/memory/trim")

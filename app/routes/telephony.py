@@ -267,14 +267,16 @@ async def _media_ws(ws: WebSocket, provider: str) -> None:
         metrics.CALLS.labels(transport=provider, outcome="unknown_line").inc()
         await _close(ws, 1008, "unknown line")
         return
-    if not res.voice.slots.acquire(provider):
+    slot = res.voice.slots.take(provider)
+    if slot is None:
         await _close(ws, 1013, "busy: too many calls, try again later")
         return
     owner_id, line = resolved
     try:
-        await run_telephony_call(res.voice, ws, info, owner_id=owner_id, line=line)
+        # The slot is freed when the caller's media ends, before the post-call work.
+        await run_telephony_call(res.voice, ws, info, owner_id=owner_id, line=line, on_media_end=slot.release)
     finally:
-        res.voice.slots.release()
+        slot.release()
 
 
 @router.websocket("/twilio")

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+from collections.abc import Callable
 
 from presets.models import normalize_line
 from presets.owners import OwnerStore
@@ -100,15 +101,16 @@ class VoiceCallHandler:
     async def run(self, call: SipCall) -> None:
         assert self.voice is not None and call.media is not None and call.plan is not None
         owner_id, line = call.context
-        if not self.voice.slots.acquire("sip"):
+        slot = self.voice.slots.take("sip")
+        if slot is None:
             call.end_reason = "busy"
             return  # filled up between the INVITE and its ACK: hang up at once
         try:
-            await self._talk(call, owner_id, line)
+            await self._talk(call, owner_id, line, slot.release)
         finally:
-            self.voice.slots.release()
+            slot.release()
 
-    async def _talk(self, call: SipCall, owner_id: str, line: str) -> None:
+    async def _talk(self, call: SipCall, owner_id: str, line: str, media_ended: Callable[[], None]) -> None:
         assert self.voice is not None and call.media is not None and call.plan is not None
         voice_call = await open_voice_call(
             self.voice, owner_id=owner_id, line=line, channel="sip", transport_name="sip",
@@ -128,7 +130,8 @@ class VoiceCallHandler:
 
         watcher = asyncio.get_running_loop().create_task(watch_hangup())
         try:
-            await voice_call.run(transport, on_finish=last_facts)
+            # The slot is freed at the BYE (media_ended), before the post-call work.
+            await voice_call.run(transport, on_finish=last_facts, on_media_end=media_ended)
         finally:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -7,6 +7,12 @@ block, ``MAX_CALL_S``, a failing speaker, a pipeline error. Processors ask for i
 :class:`~pipeline.voice.frames.HangUp` frame pushed upstream. The record is saved and the
 owner's ``call.ended`` event emitted once, by :meth:`CallSession.finish` when the
 pipeline has stopped.
+
+The call's slot (``pipeline.admission``) is freed the moment the caller's media ends (the
+caller hung up, or the pipeline stopped after the goodbye), not after the post-call work:
+that (the owner's leg, the summary, the final save, the owner's events) runs as a
+counted, bounded task of :class:`~pipeline.admission.CallSlots` that :meth:`VoiceCall.run`
+still waits for, so the record is final when ``run`` returns and a drain waits for it.
 """
 
 from __future__ import annotations
@@ -97,6 +103,9 @@ class VoiceCall:
         self.owner_leg: Any = None  # pipeline.owner_join.OwnerLeg while the owner is in the call
         self._stopping = False
         self._stop_task: asyncio.Task[None] | None = None
+        self._running = False  # inside run(): counted in _ACTIVE, holding a slot
+        self._media_over = False
+        self._on_media_end: Callable[[], None] | None = None
 
     @property
     def transcriber(self) -> TurnTranscriber:
@@ -116,6 +125,8 @@ class VoiceCall:
             log.error("speech output failed; ending the call", extra={"call_id": self.session.call_id})
             self.session.note_stat("speaker_error", error)
         await self.session.end(reason, outcome=outcome)
+        if reason == "caller_hangup":
+            self.media_ended()  # nobody is on the line any more (even during a goodbye)
         if self._stopping:
             return
         self._stopping = True
@@ -127,7 +138,23 @@ class VoiceCall:
         elif graceful:
             await worker.queue_frame(EndFrame())
         else:  # not awaited here: this may run inside the pipeline being cancelled
+            self.media_ended()  # the pipeline is cancelled: no more audio either way
             self._stop_task = asyncio.get_running_loop().create_task(worker.cancel())
+
+    def media_ended(self) -> None:
+        """The caller's media is over (idempotent): the call stops counting as in progress
+        (its slot, the active-calls gauge) though its pipeline may still be stopping and
+        its post-call work is still to run."""
+        if self._media_over or not self._running:
+            return
+        self._media_over = True
+        _ACTIVE[0] -= 1
+        self.session.leave_active()
+        if self._on_media_end is not None:
+            try:
+                self._on_media_end()
+            except Exception:
+                log.exception("freeing the call's slot failed", extra={"call_id": self.session.call_id})
 
     def build(self, transport: Any) -> PipelineWorker:
         options = self.voice.options
@@ -209,23 +236,37 @@ class VoiceCall:
         async def _disconnected(_t: Any, _client: Any) -> None:
             await self.end("caller_hangup", outcome="caller_hangup")
 
-    async def run(self, transport: Any, *, on_finish: Callable[[CallRecord], None] | None = None) -> CallRecord:
-        """The call, from connection to hang-up. ``on_finish``: last facts for the record
-        (e.g. the SIP leg's RTP statistics), written before its one final save."""
+    async def run(
+        self,
+        transport: Any,
+        *,
+        on_finish: Callable[[CallRecord], None] | None = None,
+        on_media_end: Callable[[], None] | None = None,
+    ) -> CallRecord:
+        """The call, from connection to hang-up; returns once its record is final.
+
+        ``on_media_end`` is called once, as soon as the caller's media has ended (the
+        transport frees the call's slot there: the next caller is admitted while this
+        call's post-call work runs). ``on_finish``: last facts for the record (e.g. the
+        SIP leg's RTP statistics), written before its one final save."""
+        self._on_media_end = on_media_end
+        self._running = True
         _ACTIVE[0] += 1
         live = self.voice.live
         if live is not None:
             await live.register(VoiceControl(self))
         try:
-            return await self._run(transport, on_finish)
+            await self._media(transport)
         finally:
-            _ACTIVE[0] -= 1
-            metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
-            memory.TRIMMER.call_ended()  # allocator retention, not a leak: hand the pages back
-            if live is not None:
-                await live.unregister(self.session.call_id)
+            self.media_ended()
+            # A task of the slots (counted, bounded, awaited by the drain and at shutdown),
+            # not of this coroutine: a transport cancelled now does not lose the record.
+            after = self.voice.slots.after(self._post_call(on_finish), call_id=self.session.call_id)
+        await asyncio.wait({after})  # not cancelled with this coroutine (wait, not await)
+        return self.session.record
 
-    async def _run(self, transport: Any, on_finish: Callable[[CallRecord], None] | None) -> CallRecord:
+    async def _media(self, transport: Any) -> None:
+        """The pipeline, until it has stopped."""
         worker = self.build(transport)
         runner = WorkerRunner(handle_sigint=False)
         await runner.add_workers(worker)
@@ -240,20 +281,15 @@ class VoiceCall:
             limit.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await limit
-            await self._stop()
-            if on_finish is not None:
-                with contextlib.suppress(Exception):
-                    on_finish(self.session.record)
-            await self.session.finish()
-        return self.session.record
+            await self._stop_pipeline()
 
     async def _max_duration(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
         await self.end("max_duration", outcome="timeout")
 
-    async def _stop(self) -> None:
+    async def _stop_pipeline(self) -> None:
         """After the pipeline: the call has ended (the caller hung up if nobody else ended
-        it), its pipeline and the owner's leg are stopped."""
+        it) and its pipeline is stopped."""
         await self.end("caller_hangup", outcome="caller_hangup")
         if self._stop_task is not None:
             with contextlib.suppress(Exception):
@@ -261,9 +297,24 @@ class VoiceCall:
         elif self.worker is not None and not self.worker.has_finished():
             with contextlib.suppress(Exception):
                 await self.worker.cancel()
-        if self.owner_leg is not None:
-            await self.owner_leg.leave()
-        self.listener.transcriber.close()
+
+    async def _post_call(self, on_finish: Callable[[CallRecord], None] | None) -> None:
+        """Outside the call's slot: the owner's leg, the transcriber, the last facts, then
+        the session's finish (summary, final save, owner's events and webhooks)."""
+        try:
+            live = self.voice.live
+            if live is not None:
+                await live.unregister(self.session.call_id)
+            if self.owner_leg is not None:
+                await self.owner_leg.leave()
+            self.listener.transcriber.close()
+            if on_finish is not None:
+                with contextlib.suppress(Exception):
+                    on_finish(self.session.record)
+            await self.session.finish()
+        finally:
+            metrics.call_finished(self)  # alive after this (past a gc) means a leak: soak bench
+            memory.TRIMMER.call_ended()  # allocator retention, not a leak: hand the pages back
 
 
 async def open_voice_call(
