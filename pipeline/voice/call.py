@@ -37,7 +37,7 @@ from ..records import CallRecord, Channel
 from ..session import CallServices, CallSession
 from ..tts import Synthesizer
 from ..turn_end import TranscriptAwareTurnStop
-from ..turns import TurnTranscriber
+from ..turn_model import default_model
 from ..voice_takeover import VoiceControl
 from .frames import HangUp, TurnLatency
 from .listen import Listener, TurnBridge, TurnRecorder
@@ -60,6 +60,9 @@ class VoiceOptions:
     max_call_s: float = 600.0
     out_sample_rate: int = 8000
     record_dir: str | None = None  # write <call_id>.wav here when set
+    # The text end-of-turn classifier (Settings.turn_text_model): a statement it scores a
+    # whole turn ends the turn at once; off, every statement waits out a sentence pause.
+    turn_text_model: bool = False
 
 
 @dataclass
@@ -91,17 +94,13 @@ class VoiceCall:
             owner_name=ctx.owner_name,
             preset_texts=[*preset_texts, *ctx.regular.values()],
             preset_scenes=list(ctx.regular),
+            turn_model=default_model() if voice.options.turn_text_model else None,
         )
         self.listener.transcriber.on_speculative_text = session.precompute  # embedding off the critical path
         self.worker: PipelineWorker | None = None
         self.owner_leg: Any = None  # pipeline.owner_join.OwnerLeg while the owner is in the call
         self._stopping = False
         self._stop_task: asyncio.Task[None] | None = None
-
-    @property
-    def transcriber(self) -> TurnTranscriber:
-        """The call's turn transcriber (read by the turn-end strategy, pipeline.turn_end)."""
-        return self.listener.transcriber
 
     def owner_left(self, leg: Any) -> None:
         if self.owner_leg is leg:
@@ -151,7 +150,8 @@ class VoiceCall:
                         start=[VADUserTurnStartStrategy()],
                         stop=[
                             TranscriptAwareTurnStop(
-                                self,
+                                self.listener.transcriber,
+                                model=self.listener.transcriber.turn_model,
                                 # An "incomplete" verdict waits at most 1.2 s of silence (not 3 s),
                                 # less when the transcript reads as a finished sentence.
                                 turn_analyzer=LocalSmartTurnAnalyzerV3(params=SmartTurnParams(stop_secs=1.2)),
