@@ -173,7 +173,8 @@ async def _one(
     ]
     await call.hangup()
     await asyncio.sleep(0.5)
-    async with httpx.AsyncClient(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}) as c:
+    auth = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=server.base_url, headers=auth, timeout=30) as c:
         calls = (await c.get("/v1/calls", params={"limit": 1})).json()["calls"]
         record = (await c.get(f"/v1/calls/{calls[0]['call_id']}")).json() if calls else {}
     caller_turns = [t for t in record.get("turns", []) if t.get("caller_text")]
