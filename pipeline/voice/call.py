@@ -38,6 +38,7 @@ from ..session import CallServices, CallSession
 from ..tts import Synthesizer
 from ..turn_end import TranscriptAwareTurnStop
 from ..turn_model import default_model
+from ..turns import TurnTranscriber
 from ..voice_takeover import VoiceControl
 from .frames import HangUp, TurnLatency
 from .listen import Listener, TurnBridge, TurnRecorder
@@ -101,6 +102,11 @@ class VoiceCall:
         self.owner_leg: Any = None  # pipeline.owner_join.OwnerLeg while the owner is in the call
         self._stopping = False
         self._stop_task: asyncio.Task[None] | None = None
+
+    @property
+    def transcriber(self) -> TurnTranscriber:
+        """The call's turn transcriber (the turn-end strategy is handed it at build time)."""
+        return self.listener.transcriber
 
     def owner_left(self, leg: Any) -> None:
         if self.owner_leg is leg:
