@@ -236,7 +236,12 @@ class Resources:
         cache = AudioCache(s.data_dir / "tts-cache", max_bytes=int(s.tts_cache_mb * 1024 * 1024))
         synthesizer = Synthesizer(cache, specs={"zh": s.tts_zh, "en": s.tts_en})
         record_dir = str(s.data_dir / "recordings") if s.record_calls else None
-        options = VoiceOptions(silence_timeout_s=s.silence_timeout_s, max_call_s=s.max_call_s, record_dir=record_dir)
+        options = VoiceOptions(
+            silence_timeout_s=s.silence_timeout_s,
+            max_call_s=s.max_call_s,
+            record_dir=record_dir,
+            turn_text_model=s.turn_text_model,
+        )
         from pipeline import voice as voice_module
 
         self.precomputer = Precomputer(synthesizer, busy=lambda: voice_module.active_voice_calls() > 0)

@@ -113,6 +113,10 @@ class Settings(BaseSettings):
     asr_redecode: bool = False
     asr_redecode_max_audio_s: float = Field(default=6.0, gt=0, le=28)
     silence_timeout_s: float = Field(default=7.0, gt=0)
+    # The text end-of-turn classifier (pipeline/turn_model.py, docs/voice.md): a statement
+    # it scores a whole turn ends the caller's turn at once; off, every statement waits out
+    # a sentence pause. CALLASSIST_TURN_TEXT_MODEL.
+    turn_text_model: bool = False
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False
     tts_zh: str = Field(

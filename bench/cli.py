@@ -276,13 +276,20 @@ def bench_recognition(
 
 @bench_cli.command("turn-end")
 def bench_turn_end(
-    per_lang: Annotated[int, typer.Option(help="Multi-sentence turns per language (12 scripts each)", min=1)] = 12,
+    per_lang: Annotated[int, typer.Option(help="Multi-sentence turns per language (24 scripts each)", min=1)] = 24,
     out: Annotated[Path, typer.Option(help="Folder for turn-end.json")] = Path("var/bench/turn-end"),
     data_dir: Annotated[Path | None, typer.Option(help="Keep the server's data (TTS cache) here across runs")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the pauses between sentences")] = 0,
+    text_model: Annotated[
+        bool | None,
+        typer.Option(
+            "--text-model/--no-text-model",
+            help="Text end-of-turn classifier on/off for the server (default: CALLASSIST_TURN_TEXT_MODEL)",
+        ),
+    ] = None,
 ) -> None:
     """False cut-ins on three-sentence caller turns with 300-900 ms pauses, over the Twilio
     WebSocket, per language, next to end of speech -> first assistant audio."""
     from .turn_end_bench import run_turn_end_bench
 
-    run_turn_end_bench(per_lang=per_lang, out=out, data_dir=data_dir, seed=seed)
+    run_turn_end_bench(per_lang=per_lang, out=out, data_dir=data_dir, seed=seed, text_model=text_model)

@@ -379,7 +379,8 @@ async def _bench(
 async def _warm(server: RunningServer, timeout_s: float = 900) -> None:
     """Until the ASR model is loaded and every owner's known sentences are synthesized."""
     deadline = time.monotonic() + timeout_s
-    async with httpx.AsyncClient(base_url=server.base_url) as c:
+    # A server loading models and synthesizing on a loaded machine can take over 5 s to answer.
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as c:
         while time.monotonic() < deadline:
             voice = (await c.get("/readyz")).json().get("voice", {})
             if voice.get("warm") and voice.get("tts_pending", 1) == 0:

@@ -1,30 +1,66 @@
-"""End of the caller's turn: Smart Turn's verdict, weighed with the transcript and the pause."""
+"""End of the caller's turn: Smart Turn's verdict, weighed with the transcript and the pause.
+
+The strategy reads the turn so far through :class:`TurnEvidence` (the call's
+:class:`~pipeline.turns.TurnTranscriber` is one), is given the text end-of-turn
+classifier (or None) by whoever builds the call, and reports what it did as a typed
+frame (:class:`TurnEndedByWords`, one of the voice call's frames, pipeline/voice/frames.py):
+it holds no reference to the call, its session or its record.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from pipecat.frames.frames import VADUserStoppedSpeakingFrame
+from pipecat.frames.frames import SystemFrame, VADUserStoppedSpeakingFrame
 from pipecat.turns.user_stop import TurnAnalyzerUserTurnStopStrategy
 
+from .asr import Transcript
+from .turn_model import TurnTextModel
 from .turns import VAD_START_S, words_end_after
 
-if TYPE_CHECKING:
-    from .voice import VoiceCall
+
+@dataclass
+class TurnEndedByWords(SystemFrame):
+    """The words ended the caller's turn before the audio model did (the ``count``-th time
+    this call): TranscriptAwareTurnStop -> CallProcessor, kept as
+    ``stats.turns_ended_by_words``. Defined beside its sender (pipeline.voice imports this
+    module, not the other way round); re-exported by pipeline.voice.frames."""
+
+    count: int
+
+
+class TurnEvidence(Protocol):
+    """What the turn-end strategy may know of the caller's turn so far."""
+
+    async def speculative(self) -> Transcript | None:
+        """The transcript (text and confidence) as of the last VAD stop; None if the
+        caller spoke again since."""
+        ...
+
+    def paused_s(self) -> float:
+        """Silence since the end of speech, in line-audio time."""
+        ...
+
+    async def went_on(self, hold_s: float) -> bool:
+        """Wait ``hold_s`` more seconds of line audio; True if the caller spoke meanwhile."""
+        ...
 
 
 class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
     """Smart Turn, plus the words: when Smart Turn judges the caller's turn incomplete,
     it waits up to its ``stop_secs`` of silence. But the speculative transcript of the
-    turn is ready about 0.3 s after the VAD stop; if it reads as a finished sentence
-    ("Where should I leave it?", "好的，再见。") and the caller is still silent, the turn
-    ends then, not a second later. A turn that trails off ("and", "然后", "...") keeps
-    Smart Turn's wait."""
+    turn is ready about 0.3 s after the VAD stop; if it reads as a finished turn ("Where
+    should I leave it?", "好的，再见。", a statement the classifier ``model`` is sure of)
+    and the caller is still silent, the turn ends then, not a second later. A statement
+    the classifier doubts (or with no classifier) ends by its words only after a sentence
+    pause; a turn that trails off ("and", "然后", "...") keeps Smart Turn's wait."""
 
-    def __init__(self, call: VoiceCall, **kwargs: Any) -> None:
+    def __init__(self, evidence: TurnEvidence, *, model: TurnTextModel | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._call = call
+        self._evidence = evidence
+        self._model = model
         self._early: asyncio.Task[None] | None = None
         self.early_ends = 0
 
@@ -40,14 +76,14 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
     async def _end_by_words(self) -> None:
         after: float | None = None
         try:
-            text = await self._call.transcriber.speculative_text()
-            after = words_end_after(text, audio_complete=False) if text else None
+            heard = await self._evidence.speculative()
+            text = heard.text if heard is not None else ""
+            after = words_end_after(text, audio_complete=False, model=self._model) if text else None
             if after is not None and after > 0:
                 # A statement waits for a longer pause than a question (words_end_after),
                 # in line-audio time; speech resumed is reported VAD_START_S late.
-                transcriber = self._call.transcriber
-                wait = after + VAD_START_S - transcriber.paused_s()
-                if wait > 0 and await transcriber.went_on(wait):
+                wait = after + VAD_START_S - self._evidence.paused_s()
+                if wait > 0 and await self._evidence.went_on(wait):
                     # The caller went on. The VAD start has reached the recorder but maybe
                     # not yet this strategy (it sits downstream): do not read its flags.
                     after = None
@@ -58,7 +94,7 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
         speaking = self._vad_user_speaking or not self._vad_stopped
         if after is not None and not speaking and not self._turn_complete:
             self.early_ends += 1
-            self._call.session.record.stats["turns_ended_by_words"] = self.early_ends
+            await self.push_frame(TurnEndedByWords(self.early_ends))
             self._turn_complete = True
             await self._maybe_trigger_user_turn_stopped()
 

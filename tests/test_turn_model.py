@@ -82,3 +82,31 @@ def test_bench_turn_end_counts_a_split_utterance_not_a_stray_turn_after_it() -> 
     zh = ["你好，我是送外卖的。", "你的餐已经到楼下了。", "放哪儿比较好？"]
     assert cut_in(["你好 我是送外卖的", "你的餐已经到楼下了 放哪儿比较好"], zh, "zh", early=False)
     assert not cut_in(["你好我是送外卖的你的餐已经到楼下了放哪比较好"], zh, "zh", early=False)
+
+
+def test_the_benchs_unseen_turns_are_not_in_the_understanding_corpus() -> None:
+    """bench turn-end's second twelve turns per language must not be measured on what the
+    classifier was trained on (nor chosen on): none of their sentences is in data/nlu."""
+    import re
+
+    from bench.turn_end_bench import TURNS, UNSEEN_TURNS
+
+    def norm(text: str) -> str:
+        return re.sub(r"[^\w]", "", text.lower())
+
+    corpus = []
+    for path in Path("data/nlu").rglob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                corpus += [
+                    norm(row[k]) for k in ("text", "utterance", "context", "trigger") if isinstance(row.get(k), str)
+                ]
+    blob = "\n".join(corpus)
+    assert len(corpus) > 10_000
+    for lang in ("en", "zh"):
+        assert len(UNSEEN_TURNS[lang]) == 12 and len(TURNS[lang]) == 12
+        for turn in UNSEEN_TURNS[lang]:
+            assert turn not in TURNS[lang]
+            for sentence in turn:
+                assert norm(sentence) not in blob, sentence

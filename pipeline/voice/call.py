@@ -43,6 +43,7 @@ from ..records import CallRecord, Channel
 from ..session import CallServices, CallSession
 from ..tts import Synthesizer
 from ..turn_end import TranscriptAwareTurnStop
+from ..turn_model import default_model
 from ..turns import TurnTranscriber
 from ..voice_takeover import VoiceControl
 from .frames import HangUp, TurnLatency
@@ -66,6 +67,9 @@ class VoiceOptions:
     max_call_s: float = 600.0
     out_sample_rate: int = 8000
     record_dir: str | None = None  # write <call_id>.wav here when set
+    # The text end-of-turn classifier (Settings.turn_text_model): a statement it scores a
+    # whole turn ends the turn at once; off, every statement waits out a sentence pause.
+    turn_text_model: bool = False
 
 
 @dataclass
@@ -97,6 +101,7 @@ class VoiceCall:
             owner_name=ctx.owner_name,
             preset_texts=[*preset_texts, *ctx.regular.values()],
             preset_scenes=list(ctx.regular),
+            turn_model=default_model() if voice.options.turn_text_model else None,
         )
         self.listener.transcriber.on_speculative_text = session.precompute  # embedding off the critical path
         self.worker: PipelineWorker | None = None
@@ -109,7 +114,7 @@ class VoiceCall:
 
     @property
     def transcriber(self) -> TurnTranscriber:
-        """The call's turn transcriber (read by the turn-end strategy, pipeline.turn_end)."""
+        """The call's turn transcriber (the turn-end strategy is handed it at build time)."""
         return self.listener.transcriber
 
     def owner_left(self, leg: Any) -> None:
@@ -178,7 +183,8 @@ class VoiceCall:
                         start=[VADUserTurnStartStrategy()],
                         stop=[
                             TranscriptAwareTurnStop(
-                                self,
+                                self.listener.transcriber,
+                                model=self.listener.transcriber.turn_model,
                                 # An "incomplete" verdict waits at most 1.2 s of silence (not 3 s),
                                 # less when the transcript reads as a finished sentence.
                                 turn_analyzer=LocalSmartTurnAnalyzerV3(params=SmartTurnParams(stop_secs=1.2)),

@@ -14,6 +14,12 @@ Downstream, in pipeline order:
   leave it only once the audio before them has been sent to the caller; an interruption
   drops them with the audio.
 - :class:`TurnLatency` (VoiceCall's latency observer -> CallProcessor).
+- :class:`TurnEndedByWords` (TranscriptAwareTurnStop in TurnBridge -> CallProcessor, system):
+  the transcript ended the caller's turn before the audio model did (a per-call count).
+  The strategy reads the turn so far through a narrow interface instead
+  (``pipeline.turn_end.TurnEvidence``: the speculative transcript with its confidence,
+  the pause in line-audio time), not through the call; it is defined in
+  ``pipeline.turn_end`` beside its sender and re-exported here.
 
 Upstream:
 
@@ -30,6 +36,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipecat.frames.frames import DataFrame, SystemFrame, TTSSpeakFrame
+
+from ..turn_end import TurnEndedByWords
+
+__all__ = [
+    "DropUnspoken",
+    "HangUp",
+    "ListeningContext",
+    "PlaybackCut",
+    "ReplySentence",
+    "SentenceEnded",
+    "SentencePlayed",
+    "SentenceStarted",
+    "TTSFirstAudio",
+    "TurnEndedByWords",
+    "TurnLatency",
+    "UserTurnText",
+]
 
 
 @dataclass

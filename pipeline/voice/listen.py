@@ -19,6 +19,7 @@ from pipecat.turns.user_turn_processor import UserTurnProcessor
 from ..asr import SpeechRecognizer
 from ..asr_bias import call_hotwords
 from ..tts import text_lang
+from ..turn_model import TurnTextModel
 from ..turns import TurnTranscriber
 from .frames import ListeningContext, UserTurnText
 
@@ -39,6 +40,7 @@ class Listener:
         owner_name: str,
         preset_texts: list[str],
         preset_scenes: list[str],
+        turn_model: TurnTextModel | None = None,
     ) -> None:
         self.lang = lang
         self.scene: str | None = None
@@ -53,6 +55,7 @@ class Listener:
             lang=lambda: self.lang,
             hotwords=self.hotwords,
             candidates=lambda: self.languages if self.detecting else (),
+            turn_model=turn_model,
         )
 
     def hotwords(self) -> str:

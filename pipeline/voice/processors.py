@@ -40,6 +40,7 @@ from .frames import (
     ReplySentence,
     SentencePlayed,
     TTSFirstAudio,
+    TurnEndedByWords,
     TurnLatency,
     UserTurnText,
 )
@@ -94,6 +95,9 @@ class CallProcessor(FrameProcessor):
             return
         if isinstance(frame, UserTurnText):
             await self._user_turn(frame)
+            return
+        if isinstance(frame, TurnEndedByWords):
+            self._session.note_stat("turns_ended_by_words", frame.count)
             return
         if isinstance(frame, OwnerSpeech):
             await self._owner_speech(frame)
