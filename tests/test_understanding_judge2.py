@@ -239,3 +239,49 @@ def test_a_presence_probe_neither_confirms_nor_denies(lang: str, probe: str) -> 
     d = c.say(probe)
     assert d.act == Act.DEFLECT_PRIVATE
     assert not any(w in d.text for w in ("不方便接电话", "接不了电话", "can't come to the phone", "not available"))
+
+
+# ------------------------------------------ the caller's reply to the owner's answer ----
+
+
+@pytest.mark.parametrize(
+    ("lang", "scene", "preset", "arrive", "reply"),
+    [
+        ("en", "taxi", "She's waiting by the fountain at the north entrance.", "Hi, your cab's here, where should I wait?",
+         "The fountain, got it, grey Camry."),
+        ("zh", "delivery", "放楼下的快递柜就行", "你好，快递到了，放哪儿啊", "哦快递柜是吧，行，那我放柜子里了啊"),
+    ],
+)  # fmt: skip
+def test_the_callers_reply_to_the_owners_answer_is_not_a_message(
+    lang: str, scene: str, preset: str, arrive: str, reply: str
+) -> None:
+    c = call(lang, regular={scene: preset}, scene_hint=scene)
+    assert c.say(arrive).act == Act.CONVEY_PRESET
+    c.say(reply)
+    assert not c.record.messages  # kept as a note at most: nothing for the owner to act on
+
+
+@pytest.mark.parametrize(
+    ("lang", "preset", "arrive", "news"),
+    [
+        ("en", "Leave it by the back door.", "Hi, delivery for Sarah, where should I put it?",
+         "Back door, sure. Tell her the box is heavy, I'll leave it on the step instead."),
+        ("zh", "放门口就行", "你好，快递到了，放哪儿啊", "好的，你跟她说一声，箱子有点重，我放门口地上了"),
+    ],
+)  # fmt: skip
+def test_a_message_beside_the_echo_is_still_taken(lang: str, preset: str, arrive: str, news: str) -> None:
+    c = call(lang, regular={"delivery": preset}, scene_hint="delivery")
+    assert c.say(arrive).act == Act.CONVEY_PRESET
+    c.say(news)
+    assert c.record.messages
+
+
+@pytest.mark.parametrize(("lang", "bye"), [("zh", "没了没了，谢谢啊"), ("en", "Cheers, that's it. Later.")])
+def test_a_bare_closing_after_a_message_closes(lang: str, bye: str) -> None:
+    c = call(lang)
+    c.say(
+        "Please tell Sarah the plumber comes at nine tomorrow."
+        if lang == "en"
+        else "跟她说一声，明天九点修水管的师傅上门"
+    )
+    assert c.say(bye).end_call
