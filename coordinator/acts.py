@@ -234,6 +234,9 @@ def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | No
         found.add("where")
     if c.nobody_home:
         found.add("where")  # nobody answers the door: the courier needs the drop-off instruction
+        if c.exception == "cant_find" and not _LOST.search(normalize(raw)) and "找不" not in compact(raw):
+            # "the buzzer ain't working and nobody's answering" is nobody at the door, not a lost courier
+            c.exception = None
     if c.exception == "id_needed" and "private" in found and _ID_NUMBER.search(compact(raw), normalize(raw)):
         c.exception = None  # "报一下她的身份证号" asks for private data; "要出示身份证" is a delivery exception
     if c.exception and c.exception != "late":
@@ -330,6 +333,7 @@ _ID_NUMBER = lx.cues(
 )
 
 
+_LOST = re.compile(r"\b(can't|cannot|couldn't|can not) (find|locate)\b|\blost\b|wrong address")
 _CREDENTIAL = lx.cues(
     ["(身份证|证件|银行卡|社保|护照)号", "卡号", "密码", "银行卡"],
     [

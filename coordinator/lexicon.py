@@ -48,7 +48,8 @@ ARRIVAL = cues(
      r"(just )?arrived", r"(i'm|i am) (almost|nearly) there", r"(be|i'll be) there in", r"(pulling|pulled) up",
      r"on my way", r"(out front|right outside|at your door|at the front door)", r"(got|have) (a|your) (package|parcel|delivery|order|food)",
      r"delivery for", r"(nobody|no one|no-one) (is )?(answering|answered|home|at home|came)", r"(knocked|rang the bell)",
-     r"(here with|dropping off) (your|a)", r"(i'm|i am) here to pick up", r"your (ride|driver|car) is here",
+     r"(here with|dropping off) (your|a)",
+     r"(i'm|i am|im|we're|we are) (now |just )?(at|outside|in front of|by) (your|ur|the) (building|house|home|place|address|flat|apartment|apt|complex|block|office|front door|door|gate|entrance|lobby)", r"(i'm|i am) here to pick up", r"your (ride|driver|car) is here",
      r"(\d+|one|two|three|four|five|ten|fifteen|twenty|a few|a couple of) (minutes|mins) (out|away)", r"(i'm|i am) here( now)?"],
 )  # fmt: skip
 
@@ -85,14 +86,19 @@ WHERE_TO_LEAVE = cues(
      r"where (is|are) (the )?(pickup|meeting point)", r"(should|shall|can) i (leave|put|drop) (it|them|this|the (package|parcel|food|order|box|bag|delivery|groceries))",
      r"(i'll|i will|let me) (just )?(leave|put|drop) (it|them)",
      r"where (to|should i|do i|can i|shall i) (keep|place|put|leave|drop)", r"where (d'?|do |did )?(you|ya) want (it|them|this|the \w+)",
-     r"(safe|good|best) (place|spot) to (leave|put|drop)", r"(tell|say) (me )?where to"],
+     r"(safe|good|best) (place|spot) to (leave|put|drop)", r"(tell|say) (me )?where to",
+     r"what (do|should|shall|can) (i|we) do with (it|this|them|the (order|food|package|parcel|delivery|bag|box|groceries))",
+     r"^(so |ok |okay )?(should i |do i |can i )?just leave it( here| there| outside)?$"],
 )  # fmt: skip
 
 EXCEPTIONS: dict[str, Cues] = {
     # The way in is blocked (even for a driver, this is a problem, not "where do we meet").
-    "blocked": cues(["封(了|起来|路)", "修路", "施工", "进不去", "不让进", "开不进", "禁止通行", "堵死了", "电梯坏"],
+    "blocked": cues(["封(了|起来|路)", "修路", "施工", "进不去", "不让进", "开不进", "禁止通行", "堵死了", "电梯坏",
+                     "(大门|院门|小区门|楼门|单元门|门)(被)?(锁|关)(了|着|上了)", "(锁|关)着(门)?(进不|开不)"],
                     [r"police tape", r"(road|street|gate|entrance|block) is (closed|blocked)", r"closed off", r"blocked off",
-                     r"can't get (in|near|through|close)", r"cannot get (in|near|through|close)", r"under construction", r"elevator is (broken|out)"]),
+                     r"can't get (in|near|through|close)", r"cannot get (in|near|through|close)", r"under construction", r"elevator is (broken|out)",
+                     r"(gate|door|entrance|lobby|building|side gate|front door)('s| is| was| has been) (locked|shut|closed)", r"locked (gate|door)",
+                     r"(won't|will not|wouldn't|would not|doesn't|does not) let me (in|up|through)"]),
     "spilled": cues(["洒了", "撒了", "漏了", "洒出来", "漏出来", "(汤|汁|饮料|奶茶|咖啡).{0,3}(洒|撒|漏)", "打翻"],
                     [r"spill(ed|t)?", r"leak(ed|ing)?", r"(tipped|knocked) over", r"soup (went|got) everywhere"]),
     "damaged": cues(["(破|坏|碎|裂|压扁|变形)(了|掉)", "破损", "损坏", "压坏", "摔(坏|了)", "(箱子|盒子|包装).{0,4}(破|烂|湿)", "(淋|泡|浸)湿", "泡水", "进水"],
@@ -113,11 +119,12 @@ EXCEPTIONS: dict[str, Cues] = {
                          [r"(needs?|has|have) to be (installed|assembled|carried up)", r"installation", r"assembly required",
                           r"(install|assemble) it"]),
     # News that breaks a premise ("the invoice is fake", "the role changed", "found the brakes worn").
-    "problem": cues(["(出了|有|发现)(点|个|些)?问题", "出问题", "漏水", "渗水", "爆管", "水管(爆|裂)", "跑水", "淹了", "着火", "冒烟", "停电", "验不过", "没通过", "不合格", "是假的", "作废", "被拒", "不符合"],
+    "problem": cues(["(出了|有|发现)(点|个|些)?问题", "不管用", "按了没(用|反应)", "出问题", "漏水", "渗水", "爆管", "水管(爆|裂)", "跑水", "淹了", "着火", "冒烟", "停电", "验不过", "没通过", "不合格", "是假的", "作废", "被拒", "不符合"],
                     [r"bad news", r"(there's|there is|we've got|we have|found) (a |an |some )?(problem|issue)s?",
                      r"(found|noticed) (that )?[\w' ]{0,30}(worn|broken|leaking|cracked|problem|issue|damage)",
                      r"(was|got|been|is) (rejected|declined|denied)", r"(changed|cut) the (role|salary|terms|price|plan)",
-                     r"doesn't match", r"does not match", r"(isn't|is not|stopped) working"]),
+                     r"doesn't match", r"does not match", r"(isn't|is not|stopped) working",
+                     r"(doesn't|does not|didn't|did not|won't) work"]),
     "signature": cues(["签收", "签字", "签名", "本人(签|收|在)", "需要(本人|当面)"],
                       [r"sign(ature| for it| for this)", r"needs to be signed", r"in person", r"adult signature"]),
     "payment": cues(["(到付|付款|付钱|运费|差价|补(钱|款|差价)|加钱|收费|小费|给钱|转账|现金)", "(要|得|需要)(付|交)", "(另外|还要|再)(加|付|交)?.{0,4}(块|元)"],
@@ -129,7 +136,8 @@ EXCEPTIONS: dict[str, Cues] = {
 }  # fmt: skip
 
 NOBODY_HOME = re.compile(
-    r"(没人|没有人)(开门|接|应|在家)|(nobody|no one|no-one) (is )?(answering|answered|home|at home|came)"
+    r"(没人|没有人)(开门|接|应|在家)|(nobody|no one|no-one)('s| is)? (answering|answered|home|at home|came|picking up|"
+    r"responding|coming (down|to the door))"
 )
 
 ASK_OWNER = cues(
@@ -172,13 +180,15 @@ ASK_PRIVATE = cues(
     ["(地址|住址|住(在)?哪|家(在)?哪|门牌|几号楼|几单元|哪个小区)", "(电话|手机|号码|联系方式|微信|邮箱)(号)?(码)?(是)?(多少|给我|告诉|发我)",
      "(告诉|给)我.{0,8}(电话|手机|号码|地址|住址|微信|邮箱|行程)", "(手机|电话)号(码)?(吗|呢|多少)",
      "(他|她|陈.{0,2}|王.{0,2}|李.{0,2}|张.{0,2})(现在)?(人)?在(哪|哪儿|哪里|什么地方|干(嘛|什么))", "(去|到)(哪|哪儿|哪里)了",
-     "(什么时候|几点|啥时候|多久)(回来|回家|到家|下班|有空|方便|能回)", "(行程|日程|安排|航班|出差).{0,4}(是|哪|什么|几)",
+     "(什么时候|几点|啥时候|多久)(回来|回家|到家|下班|有空|方便|能回)",
+     "(周[一二三四五六日天末]|星期.|礼拜.|明天|后天|今晚|晚上|下午|上午|早上|中午|这几天|最近|下周|周末|几号|\\d+号).{0,6}(在不在|在家|不在|有没有人|出门|出去|有人)", "(行程|日程|安排|航班|出差).{0,4}(是|哪|什么|几)",
      "(在哪|哪家)(上班|工作|公司)", "(他|她)(现在)?(的)?(位置|定位|行踪|下落)", "(身份证|银行卡|卡号|密码|验证码)", "(家里|家人|老婆|老公|孩子).{0,4}(谁|几个|在哪)",
      "(地址|手机号|电话号码|住址|号码)(念|读|报|发)", "(念|读|报)(一下|一遍)?.{0,6}(地址|手机号|电话|号码|住址)"],
     [r"(his|her|their|\w+'s) (home |house |street |email |mailing )?(address|phone|cell|mobile|number|email|schedule|calendar|whereabouts|workplace|office address)",
      r"where (does|do) (he|she|they|\w+) (live|work|stay)", r"where (is|are) (he|she|they|\w+)( right now| now| today| at)?\??$",
      r"where (is|are) (he|she|they) (right now|now|today|at the moment)", r"when (will|is|are|does|do) (he|she|they|\w+) (be )?(back|home|free|available|return|get back|off)",
-     r"(what time|when) (is|does|will) (he|she|they|\w+) (get|come|be) (home|back|in)", r"(give|send|tell) me (his|her|their) (number|address|email)",
+     r"(what time|when) (is|does|will) (he|she|they|\w+) (get|come|be) (home|back|in)",
+     r"(is|will) (he|she|they|\w+) (be )?(home|in|around|away|out|there) (on|this|next|tomorrow|tonight|over|at the weekend|(mon|tues|wednes|thurs|fri|satur|sun)day)", r"(give|send|tell) me (his|her|their) (number|address|email)",
      r"(credit card|bank|account number|password|social security|ssn|passport|verification code)", r"(who|which) (does|do) (he|she|they) live with",
      r"read (back|out|me) (the|his|her|their|your) (home )?(address|number|phone|schedule)", r"(the|his|her|their) (home )?address"],
 )  # fmt: skip
@@ -231,11 +241,14 @@ ABUSE = cues(
 
 # Scams that pose as an authority: a call to refuse, never a message to relay.
 SCAM = cues(
-    ["涉嫌", "洗钱", "冻结", "安全账户", "(交|付).{0,6}(邮费|手续费|保证金|解冻费)", "中了?(一台|一部|大奖)", "配合调查", "公检法", "通缉", "逮捕", "反诈中心", "刷单", "(转|打)(到|进)(指定|安全)"],
+    ["涉嫌", "洗钱", "冻结", "安全账户", "(电脑|手机).{0,4}(中了?病毒|被黑|中毒)", "远程(控制|协助|操作)", "(交|付).{0,6}(邮费|手续费|保证金|解冻费)", "中了?(一台|一部|大奖)", "配合调查", "公检法", "通缉", "逮捕", "反诈中心", "刷单", "(转|打)(到|进)(指定|安全)"],
     [r"warrant (for|out)", r"arrest", r"gift cards?", r"wire (the )?money", r"(google play|itunes|apple|steam|amazon) (gift )?cards?",
      r"lawsuit (filed|against|under)", r"(federal|national) tax", r"tax (bureau|authority|department) (officer|agent)?", r"(social security|ssn) (number )?(has been |is )?suspended",
      r"(your|his|her) account (has been|will be|is) (frozen|suspended|locked|compromised)", r"money laundering", r"irs",
-     r"bail", r"safe account"],
+     r"bail", r"safe account",
+     r"(microsoft|windows|apple|amazon|norton|mcafee) (support|security|technical|tech|refund)( (team|department|desk))?",
+     r"(detected|found|there is|there's) (a |an )?(virus|malware|hack(er)?|breach) (on|in) (her|his|their|your|the) (computer|pc|laptop|device)",
+     r"remote access", r"(install|download) (anydesk|teamviewer)"],
 )  # fmt: skip
 
 # Dismissals that close a turn ("算了", "Forget it"): nothing to relay.
@@ -270,9 +283,11 @@ ASK_IDENTITY = cues(
 )  # fmt: skip
 
 CLOSING = cues(
-    ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)"],
+    ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)",
+     "^没(有)?(了|啦|事了?)(没(有)?(了|啦))*(谢谢|多谢|谢了)?(你|您)?(啊|哈|呀|啦)?$"],
     [r"(good)?bye", r"see (you|ya)", r"(that's|that is) (all|it|everything)", r"talk (to you )?later", r"have a (good|nice|great) (day|one|night|evening)",
-     r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"cheers"],
+     r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"cheers",
+     r"have (a )?(good|nice|great) (one|day)", r"(see you |catch you )?later$", r"thank(s| you) for your time"],
 )  # fmt: skip
 
 ACK = re.compile(
@@ -346,7 +361,8 @@ ACK_MARK = cues(
 
 # The turn ends with a goodbye ("...，再见" / "... Bye.").
 ENDS_WITH_CLOSING = re.compile(
-    r"(再见|拜拜|拜了|挂了|先这样|就这样|bye|goodbye|bye now|talk later|take care)[\s。.!！~～]*$", re.IGNORECASE
+    r"(再见|拜拜|拜了|挂了|先这样|就这样|bye|goodbye|bye now|talk later|take care|later|have (a )?good one)[\s。.!！~～]*$",
+    re.IGNORECASE,
 )
 
 # Scene nouns that are a self-introduction on their own ("Hello, food delivery.", "你好，外卖。").

@@ -23,16 +23,30 @@ _PRETEXT = {"pretexting", "social_engineering"}
 # "leave it with the guard at the north gate". ("Leave it at the door" solves neither.)
 _SOLVABLE = {"cant_find", "blocked"}
 _HANDOVER = re.compile(
-    r"(门卫|保安|传达室|岗亭|物业|前台|大堂|驿站|快递柜|丰巢|(东|南|西|北|正|侧|后)门|大门|路口|站台|停车场|号楼|栋)"
+    r"(门卫|保安|传达室|岗亭|物业|前台|大堂|驿站|快递柜|外卖柜|取餐柜|储物柜|智能柜|丰巢|(东|南|西|北|正|侧|后)门|大门|"
+    r"(小区|楼|单元)门口|门岗|路口|站台|停车场|号楼|栋)"
     r"|\b(guard|security|gate|front desk|reception|concierge|lobby|locker|mailroom|mail room|doorman|entrance|"
-    r"parking|corner|office|building [a-z0-9]|block [a-z0-9])\b",
+    r"parking|corner|office|building [a-z0-9]|block [a-z0-9]|parcel box|package room|mailbox(es)?)\b",
     re.IGNORECASE,
 )
+
+
+HANDOVER_P = 0.2  # how much an either/or must read as "where do I leave it" to be one
 
 
 def solves(exception: str | None, response: str) -> bool:
     """Does the owner's instruction itself answer this exception (so it is conveyed, not suspended)?"""
     return exception in _SOLVABLE and bool(_HANDOVER.search(response))
+
+
+def asks_again(u: Understanding) -> bool:
+    """The caller asks (or asks for a repeat), rather than reporting something new."""
+    return u.question or u.repeat
+
+
+def handover_choice(u: Understanding) -> bool:
+    """An either/or about where or how to hand it over ("放门卫 还是你下来拿")."""
+    return u.form == "either_or" and (u.focus == "location" or (u.regular_prob or 0.0) >= HANDOVER_P)
 
 
 def infer_service_scene(state: CallState, ctx: CallContext, u: Understanding) -> None:
@@ -65,15 +79,26 @@ def with_regular(
     if u.act == CallerAct.EXCEPTION:
         if not conveyed and not suspended and solves(u.exception, preset.response):
             # An early exception the owner's instruction answers: convey it (a complementary goal).
+            state.solved.append(preset.id)
             return convey(state, ctx, u, preset, Relation.COMPLEMENTARY, flags)
+        if preset.id in state.solved and not suspended and asks_again(u):
+            # "进不去啊 给你放哪儿" right after that answer: the same problem, asked again.
+            return convey(state, ctx, u, preset, Relation.COMPLEMENTARY, flags, repeat=True)
         # Unresolved, or late (after the instruction was given): suspend it, relay, decide nothing.
         if u.exception != "late" and not suspended:
             state.suspended.append(preset.id)
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
     if conveyed and u.follow_up and not u.repeat:
         return None  # "which door, front or back?": a fresh answer or "I'll ask", not the preset again
+    if u.act == CallerAct.ASK_DECISION and not conveyed and not suspended and handover_choice(u):
+        # "让他下来拿 还是放门卫那儿" / "come down for it, or leave it with the neighbour?": a choice
+        # of where to hand it over, which the owner's instruction answers (not a decision to relay).
+        return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
     if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
         if suspended:
+            if not u.question and (_carries_message(u) or u.has("own_action")):
+                # "I'll just leave it on the porch then": the caller's own action, taken down
+                return reply(state, ctx, Act.CONFIRM_MESSAGE, u.act, Relation.CONFLICT, u, flags)
             # The caller still needs an answer, but the owner's instruction no longer fits.
             return reply(state, ctx, Act.DEFER_DECISION, u.act, Relation.CONFLICT, u, flags)
         if u.act == CallerAct.ARRIVAL:
@@ -131,6 +156,10 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
             state.suspended.append(EMERGENT_SUSPENDED)
         act = Act.RELAY_EXCEPTION if premise or u.act == CallerAct.EXCEPTION else Act.DEFER_DECISION
         return reply(state, ctx, act, u.act, Relation.CONFLICT, u, flags)
+    if u.act == CallerAct.EXCEPTION and already and u.exception in _SOLVABLE and asks_again(u):
+        # "the door code? I can't get in without it" after the code was given, the trigger met
+        # again: the caller did not catch it (a repeat), not news that breaks the answer.
+        return convey(state, ctx, u, preset, Relation.ALIGNED, flags, match, repeat=True)
     if u.act == CallerAct.EXCEPTION and already and u.exception != "late":
         # A late exception (after the owner's answer was given) suspends that answer.
         state.suspended.append(preset.id)

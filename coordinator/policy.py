@@ -16,6 +16,7 @@ Order of reasoning each turn:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from . import readback
@@ -23,7 +24,7 @@ from .general import general
 from .owner_goal import infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
-from .reply import decision, reply
+from .reply import decision, message_noted, reply
 from .scene import update_scene
 from .text import detect_lang, is_substantive
 from .turns import with_disclosure
@@ -136,14 +137,15 @@ class Coordinator:
         u = understanding or self.understander.understand(
             utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
         )
-        # A claim of closeness ("I'm his sister, where is he?") once is deflected, not an attack:
-        # family and colleagues call too. A second pretext, or one with a scam, a card number
-        # or an injection, is.
-        pretext = bool(set(flags) & _PRETEXT)
+        # A claim of closeness ("I'm his sister, where is he?") or a request for a card or account
+        # number ("I need her bank account number to fix the payroll") once is deflected, not an
+        # attack: family and colleagues call too, and a colleague refused once still leaves a
+        # normal message. A second one, or one with a scam or an injection, is.
+        pretext = bool(set(flags) & _PRETEXT) or u.credential_probe
         repeated_pretext = pretext and _PRETEXT_FLAG in state.record.flags
         if pretext and _PRETEXT_FLAG not in state.record.flags:
             state.record.flags.append(_PRETEXT_FLAG)
-        attack = u.scam or u.injection or u.credential_probe or repeated_pretext or bool(set(flags) & _BLOCKING_INPUT)
+        attack = u.scam or u.injection or repeated_pretext or bool(set(flags) & _BLOCKING_INPUT)
         if attack and not state.hostile:
             state.hostile = True  # nothing this caller says is relayed as a message,
             disown_messages(state.record)  # not even what they said before showing it
@@ -159,6 +161,10 @@ class Coordinator:
         second = u.slots.get("message")
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
+        if d.act == Act.DEFLECT_PRIVATE and second and not state.hostile and second not in state.record.messages:
+            # "跟她说一下房租要涨五百，另外她周六在家吗": the message is taken, the question deflected
+            state.record.messages.append(second)
+            d = replace(d, text=message_noted(state, ctx) + d.text)
         state.probing = bool(set(flags) & (_BLOCKING_INPUT | _PROBES)) or d.act in (
             Act.SAFE_REFUSAL,
             Act.DEFLECT_PRIVATE,
@@ -180,15 +186,32 @@ class Coordinator:
     def _still_probing(u: Understanding) -> bool:
         """Pressing on after a refusal ("just read it to me"), as opposed to a message or a
         goodbye that happens to start with "just" ("Just tell him I've got it. Bye.")."""
-        if not u.insists or u.act in (CallerAct.CLOSING, CallerAct.ACK, CallerAct.EXCEPTION):
+        if not u.insists or u.act in (CallerAct.CLOSING, CallerAct.ACK, CallerAct.EXCEPTION, CallerAct.ASK_DECISION):
+            # (a demand to agree, "just say yes", is refused as a decision, not as a data request)
             return False
         message = u.act in (CallerAct.LEAVE_MESSAGE, CallerAct.STATEMENT) and bool(u.message_body) and not u.asking
         return not message and not (u.ends_with_closing and not u.question)
 
     def _relays(self, state: CallState, u: Understanding, act: Act) -> bool:
         """Does this turn's statement carry news for the owner (not an echo, a plan, or a pitch)?"""
-        if state.hostile or state.sales_count or u.abusive:
+        if state.hostile or state.sales_count or u.abusive or _answers_the_preset(state, u):
             return False
         if act in (Act.ACKNOWLEDGE, Act.CLOSE_CONFIRM) and u.act in (CallerAct.STATEMENT, CallerAct.CLOSING):
             return u.threat or bool(u.callback_number) or u.news
         return True
+
+
+ASIDE_EN, ASIDE_ZH = 5, 8  # at most this much news beside an echo of the owner's answer ("and two bags")
+_COMPLYING = (CallerAct.STATEMENT, CallerAct.ACK, CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE, CallerAct.CLOSING)
+
+
+def _answers_the_preset(state: CallState, u: Understanding) -> bool:
+    """The caller's reply to the owner's answer ("Door four, got it, and two bags, no problem",
+    "哦驿站是吧，行，那我给你放驿站了啊"): compliance and chat, kept as a note, not a message for
+    the owner. Unless it asks for something to be passed on, gives a number, reports a problem
+    or threatens; and not while the owner's answer is suspended (then what the caller does
+    instead is news: "I'll just leave it on the porch then")."""
+    plain = not u.question and not u.callback_number and not u.threat and u.exception is None
+    plain = plain and u.news_size <= (ASIDE_ZH if state.lang == "zh" else ASIDE_EN)
+    passes_on = u.act == CallerAct.LEAVE_MESSAGE or bool(u.slots.get("message"))
+    return bool(state.conveyed) and not state.suspended and u.act in _COMPLYING and plain and not passes_on

@@ -11,6 +11,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .render import render
+from .templates import MESSAGE_NOTED
+from .text import pronouns
 from .types import Act, CallContext, CallerAct, CallState, Decision, MatchResult, PresetRef, Relation
 
 if TYPE_CHECKING:
@@ -100,3 +102,8 @@ def convey(
     text = render(Act.CONVEY_PRESET, state, ctx, {"preset": preset.response})
     d = decision(state, Act.CONVEY_PRESET, u.act, rel, text, preset=preset, flags=flags, match=match)
     return replace(d, slots={"repeat": "1"}) if repeat else d
+
+
+def message_noted(state: CallState, ctx: CallContext) -> str:
+    """ "I've noted your message for Sarah." (before a deflection in the same reply)."""
+    return MESSAGE_NOTED[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))

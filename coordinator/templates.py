@@ -308,3 +308,10 @@ EXCEPTION_DETAIL = {
            "late": "you're running late", "cant_find": "you can't find the place", "signature": "it needs a signature",
            "payment": "you're asking for a payment", "id_needed": "an ID or code is needed", None: "there's a problem"},
 }  # fmt: skip
+
+# A turn that leaves a message and asks something private ("跟她说房租要涨，另外她周六在家吗"):
+# the message is taken, then the question is deflected (lead-in before the deflection).
+MESSAGE_NOTED = {
+    "zh": "您说的事我记下了，会转告{obj}。",
+    "en": "I've noted your message for {owner}. ",
+}

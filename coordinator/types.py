@@ -154,6 +154,7 @@ class CallState:
     conveyed: dict[str, int] = field(default_factory=dict)  # preset id -> times conveyed
     conveyed_turn: dict[str, int] = field(default_factory=dict)
     suspended: list[str] = field(default_factory=list)  # regular presets suspended by conflict
+    solved: list[str] = field(default_factory=list)  # presets given as the answer to a way-in problem
     silence_streak: int = 0
     sales_count: int = 0
     hostile: bool = False  # a scam, injection or pretexting call: nothing it says is relayed

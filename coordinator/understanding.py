@@ -85,6 +85,7 @@ class Understanding:
     ends_with_closing: bool = False
     message_body: str | None = None  # what to pass on, when the turn carries a message
     news: bool = True  # says something the assistant has not already said (not an echo)
+    news_size: int = 0  # how much of it is news: words (en) or characters (zh) beyond echoes and plans
     echoes_regular: bool = False  # repeats the scene's regular preset back ("ok, at the door then")
     slots: Mapping[str, str] = field(default_factory=dict)
     scene_evidence: Mapping[str, float] = field(default_factory=dict)
@@ -137,6 +138,7 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
     Shared by every understander (each then adds its scored view with ``dataclasses.replace``),
     so the policy sees the same fields whoever read the turn."""
     regular = ctx.regular.get(state.scene) if state.scene else None
+    news = informative(utt, said(state))
     return Understanding(
         source=source,
         act=c.act,
@@ -163,10 +165,17 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         ends_with_thanks=c.ends_with_thanks,
         ends_with_closing=c.ends_with_closing,
         message_body=c.message_body,
-        news=informative(utt, said(state)) is not None,
+        news=news is not None,
+        news_size=_size(news),
         echoes_regular=bool(regular) and informative(utt, regular or "") is None,
         slots=slots_of(c),
     )
+
+
+def _size(text: str | None) -> int:
+    if not text:
+        return 0
+    return len(re.findall(r"[\u4e00-\u9fff]", text)) + len(re.findall(r"[A-Za-z0-9']+", text))
 
 
 def previous_caller_turn(state: CallState) -> str | None:
@@ -182,6 +191,8 @@ def slots_of(c: Classification) -> dict[str, str]:
         slots["callback_number"] = c.callback_number
     if "message" in c.cues:
         body = _second_message(c.raw)
+        if body is None and c.act == CallerAct.ASK_PRIVATE:
+            body = message_body(c.raw)  # "跟她说一下房租要涨五百，另外她周六在家吗": both
         if body:
             slots["message"] = body
     return slots

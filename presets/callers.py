@@ -13,8 +13,8 @@ import re
 
 _KINDS: dict[str, tuple[str, str]] = {
     "school": (r"(学校|幼儿园|托儿所|小学|中学|初中|高中|老师|班主任|校医|教务|培训班|补习班)",
-               r"\b(school|elementary|kindergarten|nursery|daycare|day care|preschool|academy|teacher|principal|"
-               r"headteacher|school nurse|tutor|college|university|pta)\b"),
+               r"\b(school|elementary|primary|kindergarten|nursery|daycare|day care|preschool|academy|teacher|"
+               r"principal|headteacher|school nurse|tutor|college|university|pta)\b"),
     "medical": (r"(医院|诊所|医生|大夫|护士|药店|药房|体检|卫生(站|院|中心)|牙科|门诊|社区医|防疫)",
                 r"\b(clinic|hospital|doctor|dr|gp|surgery|pharmacy|pharmacist|dentist|dental|nurse|medical|health "
                 r"centre|health center|practice|vet|veterinary|optician|physio)\b"),
@@ -96,3 +96,80 @@ def who_evidence(trigger: str, utterance: str) -> tuple[float, float, float]:
     said = caller_kinds(utterance)
     same = bool(who & said)
     return 1.0, float(same), float(bool(said) and not same)
+
+
+# Kinds distinct enough that "the caller is one" says the trigger is met: a broad kind (work,
+# business) names too many callers ("if a client calls" is not met by a colleague).
+_DISTINCT = frozenset({"school", "medical", "courier", "food", "taxi", "landlord", "bank", "authority", "repair"})
+# Family triggers name one relative: "if my mom calls" is not met by a sister or a neighbour.
+_ROLES: dict[str, tuple[str, str]] = {
+    "mother": (r"妈|母亲|娘", r"\b(mom|mum|mother|mama|mommy|mummy|ma)\b"),
+    "father": (r"爸|父亲", r"\b(dad|father|papa|daddy|pop)\b"),
+    "grandparent": (r"爷爷|奶奶|姥姥|姥爷|外婆|外公",
+                    r"\b(grandma|grandpa|granny|grandmother|grandfather|nana|gran)\b"),
+    "spouse": (r"老婆|老公|妻子|丈夫|爱人|媳妇", r"\b(wife|husband|partner)\b"),
+    "sibling": (r"哥|姐|弟|妹", r"\b(brother|sister|sis|bro)\b"),
+    "child": (r"儿子|女儿", r"\b(son|daughter)\b"),
+    "neighbour": (r"邻居", r"\b(neighbou?r)\b"),
+}  # fmt: skip
+_ROLES_RE = {k: (re.compile(zh), re.compile(en, re.IGNORECASE)) for k, (zh, en) in _ROLES.items()}
+# Trigger verbs that mean the caller must be asking for something ("if the courier asks for the code").
+_ASKS = re.compile(r"^(asks?|wants?|needs?|问|要|找)$", re.IGNORECASE)
+_TOPIC_LEAD_EN = re.compile(
+    r"^(back\s+)?(about|regarding|re|for|to ask( about| for)?|asking( about| for)?|to say|saying|that|with|"
+    r"to tell me|to)\b\s*",
+    re.IGNORECASE,
+)
+_TOPIC_LEAD_ZH = re.compile(r"^(的|了)?(来)?(说|问|讲|关于|是|要|通知|找我)?")
+_TOPIC_TAIL_ZH = re.compile(r"(的事情|的事|这件事|这事|的话|的电话|电话|了|的)$")
+
+
+def _roles(text: str) -> frozenset[str]:
+    low = text.lower()
+    return frozenset(k for k, (zh, en) in _ROLES_RE.items() if zh.search(text) or en.search(low))
+
+
+def who_and_topic(trigger: str) -> tuple[frozenset[str], frozenset[str], str, bool] | None:
+    """A "who calls about what" trigger: (kinds, family roles, the topic phrase or "", the caller
+    must be asking); None when the trigger does not say who calls."""
+    t = trigger.strip()
+    m = _WHO_EN.match(t) if t.isascii() else _WHO_ZH.match(t)
+    if m is None or not trigger_who(t):
+        return None
+    who = m.group("who")
+    verb = t[m.end("who") : m.end()].strip()
+    rest = t[m.end() :].strip(" ,，。.?？!")
+    if t.isascii():
+        rest = _TOPIC_LEAD_EN.sub("", rest)
+    else:
+        rest = _TOPIC_TAIL_ZH.sub("", _TOPIC_LEAD_ZH.sub("", rest, count=1))
+    return kinds(who), _roles(who), rest, bool(_ASKS.match(verb))
+
+
+def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (), *, asking: bool = False) -> bool:
+    """Is a "who calls (about what)" trigger met by this turn?
+
+    Who-only ("如果是孩子学校打来的", "if my mom calls"): the caller says, in this turn, that they
+    are one of them (the school's name, "班主任李老师"; for family the same relative). Who and
+    what ("if the school calls about pick-up"): the caller said who they are in this turn or an
+    earlier one, and this turn is about that topic ("I'm calling about who's collecting Mia"),
+    asking for it when the trigger says "asks"."""
+    from .topics import content, same_topic
+
+    parsed = who_and_topic(trigger)
+    if parsed is None:
+        return False
+    who, roles, topic, needs_ask = parsed
+
+    def is_them(text: str) -> bool:
+        opening = text[:_INTRO_SPAN]
+        if roles:
+            return bool(roles & _roles(opening))
+        return bool(who & _DISTINCT & caller_kinds(opening))
+
+    if not content(topic):
+        return is_them(utterance)
+    if needs_ask and not asking:
+        return False
+    said = is_them(utterance) or any(is_them(e) for e in earlier)
+    return said and same_topic(topic, utterance)

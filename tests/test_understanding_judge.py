@@ -119,10 +119,6 @@ def test_decisions_and_facts_get_their_own_templates(line: str, act: Act) -> Non
         ),
     ],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met at stop 12: the trigger model gives these who-calls pairs p=0.47-0.59, under the deployed cut 0.775",
-)
 def test_a_trigger_describing_who_calls_matches_the_caller_who_says_who_they_are(
     lang: str, trigger: str, response: str, line: str
 ) -> None:
