@@ -241,6 +241,7 @@ class Resources:
             max_call_s=s.max_call_s,
             record_dir=record_dir,
             turn_text_model=s.turn_text_model,
+            vad_noise_margin_db=s.vad_noise_margin_db or None,
         )
         from pipeline import voice as voice_module
 

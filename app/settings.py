@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     # it scores a whole turn ends the caller's turn at once; off, every statement waits out
     # a sentence pause. CALLASSIST_TURN_TEXT_MODEL.
     turn_text_model: bool = False
+    # The caller's speech must stand this many dB above the line's running noise floor
+    # for the VAD to count it (background talkers and TV are speech-like); 0 turns the
+    # gate off (pipeline/voice/vad.py, docs/voice.md).
+    vad_noise_margin_db: float = Field(default=12.0, ge=0, le=30)
     max_call_s: float = Field(default=600.0, gt=0)
     record_calls: bool = False
     tts_zh: str = Field(

@@ -75,6 +75,7 @@ class CallerVoices:
         self._lock = asyncio.Lock()
         self._talkers: list[np.ndarray] = []
         self.levels: dict[int, float] = {}  # profile seed -> the caller's speech RMS
+        self._rendered: dict[tuple[str, str, int, int], tuple[bytes, float, dict[str, float]]] = {}
 
     def _engine(self, spec: str, lang: str) -> Any:
         from pipeline.tts_config import engine_factory
@@ -113,9 +114,21 @@ class CallerVoices:
     async def speak(
         self, text: str, lang: str, profile: CallProfile, turn: int = 0
     ) -> tuple[bytes, float, dict[str, float]]:
-        """(mu-law bytes, seconds where the speech ends, line stats) for one caller turn."""
+        """(mu-law bytes, seconds where the speech ends, line stats) for one caller turn
+        (rendered once: :meth:`prepare` renders a run's turns ahead)."""
+        key = (text, lang, profile.seed, turn)
         async with self._lock:
-            return await asyncio.to_thread(self.render, text, lang, profile, turn)
+            if key not in self._rendered:
+                self._rendered[key] = await asyncio.to_thread(self.render, text, lang, profile, turn)
+            return self._rendered[key]
+
+    async def prepare(self, calls: list[tuple[tuple[str | None, ...], str, CallProfile]]) -> None:
+        """Render every caller turn of the run's calls ahead, in call order (the babble of a
+        later call is made of earlier callers' voices, as when rendered during the run)."""
+        for turns, lang, profile in calls:
+            for i, text in enumerate(turns):
+                if text:
+                    await self.speak(text, lang, profile, i)
 
     async def idle(self, profile: CallProfile, speech_rms: float, seconds: float = 6.0) -> bytes:
         """The line's background between the caller's words (looped by the caller), at

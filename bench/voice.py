@@ -27,50 +27,12 @@ from .callers import CallerVoices, CallProfile, profile_for
 from .harness import RunOptions, run_agent
 from .line import PhoneLine
 from .phone import PhoneCall
+from .process_cost import ProcessCost
 from .protocol import CallOutcome, OwnerRecordView, TurnOutcome
 from .scenario import Scenario
 from .server import RunningServer, running_server
 from .stats import summary_ms
 from .voice_breakdown import breakdown, print_breakdown
-
-
-class ProcessCost:
-    """CPU time and peak resident memory of the server process over a block (the cost
-    model in docs/scaling.md): psutil samples RSS every 0.25 s."""
-
-    def __init__(self, pid: int) -> None:
-        import psutil
-
-        self._proc = psutil.Process(pid)
-        self._peak = 0
-        self._task: asyncio.Task[None] | None = None
-
-    async def _sample(self) -> None:
-        while True:
-            self._peak = max(self._peak, self._proc.memory_info().rss)
-            await asyncio.sleep(0.25)
-
-    async def __aenter__(self) -> ProcessCost:
-        t = self._proc.cpu_times()
-        self._cpu0, self._t0 = t.user + t.system, time.monotonic()
-        self._rss0 = self._proc.memory_info().rss
-        self._task = asyncio.get_running_loop().create_task(self._sample())
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        t = self._proc.cpu_times()
-        self.cpu_s, self.wall_s = t.user + t.system - self._cpu0, time.monotonic() - self._t0
-        if self._task is not None:
-            self._task.cancel()
-
-    def figures(self, calls_at_once: int) -> dict[str, float]:
-        cores = self.cpu_s / self.wall_s if self.wall_s else 0.0
-        return {
-            "cpu_cores": round(cores, 2),
-            "cpu_cores_per_call": round(cores / max(calls_at_once, 1), 3),
-            "rss_start_mb": round(self._rss0 / 2**20, 1),
-            "rss_peak_mb": round(self._peak / 2**20, 1),
-        }
 
 
 @dataclass
@@ -338,6 +300,9 @@ async def _bench(
     base = int(time.time()) % 100000 * 100
     seeded = {sc.id: await seed_owner(server, sc, f"+1555{base + i:07d}") for i, sc in enumerate(scenarios)}
     await _warm(server)
+    # Caller lines are synthesized before the calls, outside the bench's per-turn timeout
+    # (Kokoro on a loaded machine took longer than it for a 5-turn call: TimeoutError).
+    await voices.prepare([(sc.caller.turns, sc.lang, profiles[sc.id]) for sc in scenarios])
     stats, runs = await _run_batch(server, voices, scenarios, calls_at_once, seeded, profiles)
     passed = sum(bool(verdict.passed) for _, verdict in runs)
     report: dict[str, Any] = {

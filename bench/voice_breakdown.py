@@ -13,12 +13,16 @@ from .stats import summary_ms
 def breakdown(
     turns: list[dict[str, Any]], runs: list[Any], profiles: dict[str, CallProfile], langs: dict[str, str]
 ) -> dict[str, Any]:
-    """{"lang/condition": {...}} plus one row per language ("lang/all")."""
+    """{"lang/condition": {...}}, one row per language ("lang/all"), and per caller voice
+    ("lang/voice:NAME", "lang/condition/voice:NAME")."""
     groups: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"errors": 0, "length": 0, "turns": 0, "turns_exact": 0, "latency_s": [], "calls": 0, "passed": 0}
     )
     for t in turns:
-        for key in (f"{t['lang']}/{t.get('condition', 'clean')}", f"{t['lang']}/all"):
+        keys = [f"{t['lang']}/{t.get('condition', 'clean')}", f"{t['lang']}/all"]
+        if t.get("voice"):  # per caller voice too: a robotic voice is not a phone line's fault
+            keys += [f"{t['lang']}/voice:{t['voice']}", f"{t['lang']}/{t.get('condition', 'clean')}/voice:{t['voice']}"]
+        for key in keys:
             g = groups[key]
             g["errors"] += t.get("errors", 0)
             g["length"] += t.get("length", 0)
@@ -30,7 +34,10 @@ def breakdown(
         prof = profiles.get(run.scenario_id)
         lang = langs[run.scenario_id]
         cond = prof.condition.name if prof else "clean"
-        for key in (f"{lang}/{cond}", f"{lang}/all"):
+        keys = [f"{lang}/{cond}", f"{lang}/all"]
+        if prof is not None:
+            keys += [f"{lang}/voice:{prof.voice.name}", f"{lang}/{cond}/voice:{prof.voice.name}"]
+        for key in keys:
             groups[key]["calls"] += 1
             groups[key]["passed"] += int(bool(verdict.passed))
     out: dict[str, Any] = {}
@@ -53,6 +60,6 @@ def print_breakdown(rows: dict[str, Any]) -> None:
         err = "   -  " if r["recognition_error"] is None else f"{r['recognition_error'] * 100:5.1f}%"
         lat = r["latency"]
         print(
-            f"  {key:24} error {err}  exact turns {r['turns_exact']}/{r['turns']}  "
+            f"  {key:40} error {err}  exact turns {r['turns_exact']}/{r['turns']}  "
             f"calls passed {r['calls_passed']}/{r['calls']}  p50 {lat.get('p50_ms')} ms p90 {lat.get('p90_ms')} ms"
         )

@@ -323,6 +323,17 @@ async def test_the_owners_words_drop_only_assistant_sentences_not_started() -> N
 # ---------------------------------------------------------- end of turn ----
 
 
+def timeout_bridge(listener: Listener) -> TurnBridge:
+    """The turn bridge with a plain 0.5 s speech timeout (no Smart Turn) ending each turn."""
+    return TurnBridge(
+        listener,
+        user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy()],
+            stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=0.5, wait_for_transcript=False)],
+        ),
+    )
+
+
 def speech(seconds: float) -> list[Frame]:
     samples = tone(seconds).pcm
     step = 640  # 20 ms at 16 kHz
@@ -340,13 +351,7 @@ async def test_one_turn_per_caller_utterance_with_a_pause_inside(services: CallS
         preset_texts=[PRESET],
         preset_scenes=["delivery"],
     )
-    bridge = TurnBridge(
-        listener,
-        user_turn_strategies=UserTurnStrategies(
-            start=[VADUserTurnStartStrategy()],
-            stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=0.5, wait_for_transcript=False)],
-        ),
-    )
+    bridge = timeout_bridge(listener)
     turns = Capture(FrameDirection.DOWNSTREAM)
     processor = CallProcessor(session, silence_timeout_s=60, transport_name="twilio")
     pipeline = [TurnRecorder(listener), bridge, turns, processor, LocalTTS(FakeSynthesizer()), PlaybackTracker()]

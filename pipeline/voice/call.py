@@ -26,7 +26,6 @@ from typing import Any
 
 from pipecat.audio.turn.smart_turn.base_smart_turn import SmartTurnParams
 from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
-from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.frames.frames import EndFrame
 from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
 from pipecat.pipeline.pipeline import Pipeline
@@ -51,6 +50,7 @@ from .listen import Listener, TurnBridge, TurnRecorder
 from .processors import CallProcessor
 from .recording import wav_recorder
 from .speech import LocalTTS, PlaybackTracker
+from .vad import MARGIN_DB, NoiseGatedVAD
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class VoiceOptions:
     # The text end-of-turn classifier (Settings.turn_text_model): a statement it scores a
     # whole turn ends the turn at once; off, every statement waits out a sentence pause.
     turn_text_model: bool = False
+    vad_noise_margin_db: float | None = MARGIN_DB  # speech must stand this far above the line's noise floor
 
 
 @dataclass
@@ -174,7 +175,7 @@ class VoiceCall:
         pipeline = Pipeline(
             [
                 transport.input(),
-                VADProcessor(vad_analyzer=SileroVADAnalyzer()),
+                VADProcessor(vad_analyzer=NoiseGatedVAD(margin_db=options.vad_noise_margin_db)),
                 TurnRecorder(self.listener, tap=lambda: self.owner_leg),
                 TurnBridge(
                     self.listener,
