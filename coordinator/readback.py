@@ -7,8 +7,10 @@ Pure (no I/O), like the rest of the coordinator. The policy calls four functions
   confidence threshold the assistant asks once for a repeat instead of acting on a guess
   (never twice in a row);
 - :func:`answer` when a read-back is pending: the caller's yes confirms, a no or a
-  correction updates the value and reads it back once more (two read-backs at most,
-  then the latest value is kept unconfirmed), anything else moves on without nagging;
+  correction updates the value and reads it back once more; a number or code the
+  caller said no to twice is asked for digit by digit and read back that way (then the
+  latest value is kept, unconfirmed); anything else moves on without nagging; a
+  callback number the assistant did not get whole is asked for once;
 - :func:`offer` after the turn's normal decision: values the caller just gave are
   captured (``OwnerRecord.captured``: kind, heard, value, confirmed, readbacks) and read
   back in the caller's language, in digit groups;
@@ -29,7 +31,19 @@ from typing import Any
 
 from safety._numerals import numerals_to_digits
 
-from .spoken_numbers import digit_runs, digit_text, extract, find_amount, find_time, normalize
+from .spoken_numbers import (
+    Value,
+    apply_correction,
+    correction_runs,
+    digit_runs,
+    digit_text,
+    dropped_digit,
+    extract,
+    find_amount,
+    find_time,
+    group,
+    normalize,
+)
 from .templates import KIND_WORD, READBACK, READBACK_KIND
 from .text import pronouns
 from .types import Act, CallContext, CallState
@@ -37,7 +51,9 @@ from .types import Act, CallContext, CallState
 # Whisper's geometric-mean token probability, exp(avg_logprob), below which a turn is
 # asked again: avg log-prob < -0.55, chosen on the dev split (docs/voice.md).
 LOW_CONFIDENCE = math.exp(-0.55)
-MAX_READBACKS = 2
+# Read-backs of one value at most: the first, one after a correction, and for digits
+# (numbers, codes) one more after the caller said no twice and was asked digit by digit.
+MAX_READBACKS = 3
 _HEARD_MAX = 200
 
 _NO_READBACK_ACTS = {
@@ -55,8 +71,15 @@ _YES_PIECE = re.compile(
     r"^(?:对+的?|是的?|没错|没问题|嗯+|正确|就是|就是这个(?:号码?|数)?|是这个(?:号码?)?|对对|好的?|谢谢|行)$"
 )
 _NO = re.compile(r"^(?:no|nope|nah|not quite|wrong|incorrect|that's wrong|not right)\b|不对|不是|错了|说错|不正确|搞错")
-_END_HINT = re.compile(r"\b(?:at the end|end|last|ending|ends)\b|最后|后面|尾号|后四位|后三位|末尾|结尾")
-_START_HINT = re.compile(r"\b(?:first|start|beginning|starts)\b|开头|前面|前三位|前四位")
+_OWN_NUMBER = re.compile(
+    r"我的?(?:电话|手机|号码|号)|打给我|给我打|打我|联系我|回我|回电|回个电话|"
+    r"\b(?:my (?:number|cell|phone|mobile)|call (?:me|us)|reach (?:me|us)|text (?:me|us))\b"
+)
+_THEIR_NUMBER = re.compile(
+    r"(?:他|她|您|你)的?(?:电话|手机|号码)|\b(?:his|her|their|your) (?:number|cell|phone|mobile)\b"
+)
+# "不对" as Whisper base writes it on a phone line, at the start of an answer.
+_NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
@@ -106,46 +129,17 @@ def _private(value: str, ctx: CallContext) -> bool:
 # ------------------------------------------------------------- reading ----
 
 
-def group(value: str, kind: str, lang: str) -> str:
-    """How a value is read back: phone numbers in digit groups (415 555 0134, 139 1234 5678)."""
-    if kind == "time":
-        h, m = (int(x) for x in value.split(":"))
-        if lang == "zh":
-            part = "下午" if 12 < h < 18 else "晚上" if h >= 18 else ""
-            hh = h - 12 if h > 12 else h
-            return f"{part}{hh}点" + ("半" if m == 30 else f"{m}分" if m else "")
-        suffix = " pm" if h >= 12 else ""
-        return f"{h - 12 if h > 12 else h}:{m:02d}{suffix}"
-    if kind == "amount":
-        return f"{value}元" if lang == "zh" else f"${value}"
-    plus = "+" if value.startswith("+") else ""
-    d = value.lstrip("+")
-    if kind == "code" or len(d) < 7:
-        return plus + " ".join(d) if len(d) <= 6 else plus + _groups(d, 4)
-    if len(d) == 11 and d.startswith("1") and lang == "zh":
-        sizes = [3, 4, 4]
-    elif len(d) == 10:
-        sizes = [3, 3, 4]
-    elif len(d) == 11 and d.startswith("1"):
-        sizes = [1, 3, 3, 4]
-    else:
-        return plus + _groups(d, 4)
-    out, i = [], 0
-    for s in sizes:
-        out.append(d[i : i + s])
-        i += s
-    return plus + " ".join(out)
-
-
-def _groups(d: str, size: int) -> str:
-    head = len(d) % size or size
-    parts = [d[:head]] + [d[i : i + size] for i in range(head, len(d), size)]
-    return " ".join(parts)
-
-
-def _phrase(items: list[dict[str, Any]], lang: str) -> str:
-    words = [READBACK_KIND[lang][it["kind"]].format(v=group(it["value"], it["kind"], lang)) for it in items]
+def _phrase(items: list[dict[str, Any]], lang: str, *, spell: bool = False) -> str:
+    """The values as read back; ``spell``: digit by digit, group by group (1 3 9，1 2 3 4，…)."""
+    words = [READBACK_KIND[lang][it["kind"]].format(v=_spoken(it, lang, spell)) for it in items]
     return ("，" if lang == "zh" else " and ").join(words)
+
+
+def _spoken(item: dict[str, Any], lang: str, spell: bool) -> str:
+    grouped = group(item["value"], item["kind"], lang)
+    if not spell or item["kind"] not in ("callback", "code"):
+        return grouped
+    return ("，" if lang == "zh" else ", ").join(" ".join(g) for g in grouped.split())
 
 
 def _render(key: str, state: CallState, ctx: CallContext, **slots: str) -> str:
@@ -172,12 +166,6 @@ def _assistant_values(state: CallState) -> set[tuple[str, str]]:
     return out
 
 
-def _dropped_digit(old: str, new: str) -> bool:
-    """``new`` is ``old`` with one digit lost on the line (720 55 0191 for 720 555 0191)."""
-    o, n = old.lstrip("+"), new.lstrip("+")
-    return len(n) == len(o) - 1 and any(o[:i] + o[i + 1 :] == n for i in range(len(o)))
-
-
 def _pending_items(state: CallState) -> list[dict[str, Any]]:
     pending = state.readback or {}
     return [state.record.captured[i] for i in pending.get("items", []) if i < len(state.record.captured)]
@@ -197,14 +185,13 @@ def offer(
     """After the normal decision of a turn: capture the values the caller gave and, if any
     is new, read them back (the decision's own wording gives way; a goodbye waits for the
     caller's answer)."""
-    if act in _NO_READBACK_ACTS or state.hostile or state.sales_count:
+    if state.hostile or state.sales_count:
         return None
     echoed = _assistant_values(state)
-    values = [
-        v
-        for v in extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
-        if not _private(v.value, ctx) and (v.kind, v.value) not in echoed
-    ]
+    found = extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
+    values = [v for v in found if not _private(v.value, ctx) and (v.kind, v.value) not in echoed]
+    if act in _NO_READBACK_ACTS and not (act == Act.DEFLECT_PRIVATE and _own_number(utt, ctx, values)):
+        return None
     new: list[int] = []
     for v in values:
         same = next(
@@ -219,7 +206,7 @@ def offer(
         new.append(len(state.record.captured) - 1)
     _sync_callback(state)
     if not new:
-        return None
+        return _ask_number(state, ctx, utt, found, said, act)
     items = [state.record.captured[i] for i in new]
     if end and _CLOSING.search(normalize(utt)):
         # "..., thanks, bye": the caller is leaving. The number is read back in the goodbye
@@ -236,23 +223,33 @@ def offer(
     return Reply(Act.READ_BACK, text)
 
 
-def _correct(old: str, new: str, utt_norm: str) -> str:
-    """Apply a correction: a whole new value, or a part of it ("0143 at the end")."""
-    plus = "+" if old.startswith("+") else ""
-    o, n = old.lstrip("+"), new.lstrip("+")
-    if len(n) >= min(7, len(o) - 1) or not o:
-        return new  # a whole number said again (a part is a few digits: "0143 at the end")
-    if _END_HINT.search(utt_norm):
-        return plus + o[: len(o) - len(n)] + n
-    if _START_HINT.search(utt_norm):
-        return plus + n + o[len(n) :]
+def _own_number(utt: str, ctx: CallContext, values: list[Value]) -> bool:
+    """The caller gives their own number ("我是快递员，号码…，到了给我打电话"), which a
+    classifier can take for a question about the owner's: read it back, no deflection."""
+    norm = normalize(utt)
+    theirs = _THEIR_NUMBER.search(norm) or (ctx.owner_name and ctx.owner_name.lower() + "的" in norm)
+    return not theirs and bool(_OWN_NUMBER.search(norm)) and any(v.kind == "callback" for v in values)
 
-    # Where the correction differs least from what was read back; ties go to the end.
-    def cost(i: int) -> tuple[int, int]:
-        return sum(a != b for a, b in zip(o[i : i + len(n)], n, strict=True)), -i
 
-    best = min(range(len(o) - len(n) + 1), key=cost)
-    return plus + o[:best] + n + o[best + len(n) :]
+def _ask_number(state: CallState, ctx: CallContext, utt: str, found: list[Value], said: str, act: Act) -> Reply | None:
+    """A callback number said but not heard whole ("call me back on 8148. I know you.
+    86144"): ask for it once in the call instead of keeping nothing. ``found``: every value
+    in the turn, the owner's and echoed ones too (a number heard whole is never asked for)."""
+    norm = normalize(utt)
+    heard = sum(len(r) for r in digit_runs(digit_text(utt, sounds=True)))
+    if (
+        found
+        or act in _NO_READBACK_ACTS
+        or heard < 5  # a number heard in pieces, not "call me, I'm in room 305"
+        or not _OWN_NUMBER.search(norm)
+        or any(it["kind"] == "callback" for it in state.record.captured)
+        or state.variant_counter.get("readback:ask_number")
+    ):
+        return None
+    state.readback = {"items": [], "want": "callback", "heard": utt[:_HEARD_MAX], "count": 0, "asked": True}
+    state.closing = False
+    text = _render("ask_number", state, ctx)
+    return Reply(Act.READ_BACK, (said + ("" if state.lang == "zh" else " ") + text) if act in _NOTED_ACTS else text)
 
 
 def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[str, Any], str, str] | None:
@@ -267,11 +264,11 @@ def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[
             return it, time, time
         if it["kind"] == "amount" and amount:
             return it, amount, amount
-    runs = [r for r in digit_runs(digit_text(utt), merge=True) if len(r.lstrip("+")) >= 2]
+    runs = correction_runs(utt)
     digits_items = [it for it in items if it["kind"] in ("callback", "code")]
     if runs and digits_items:
         it, said = digits_items[0], max(runs, key=len)
-        return it, _correct(it["value"], said, norm), said
+        return it, apply_correction(it["value"], said, norm), said
     return None
 
 
@@ -282,35 +279,33 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     pending = state.readback or {}
     if not items:
         state.readback = None
-        return None
+        return _wanted(state, ctx, utt, pending) if pending.get("want") else None
     norm = normalize(utt).strip()
     lang = state.lang
     close = bool(pending.get("close"))
     correction = _correction(items, utt, lang)
-    no = bool(_NO.search(norm))
+    no = bool(_NO.search(norm) or _NO_HEARD.search(norm))
     yes = not no and bool(_YES.search(norm))
     if correction is not None:
         old, said = correction[0]["value"].lstrip("+"), correction[2].lstrip("+")
-        if said == old or (not no and _dropped_digit(old, said)):
+        if said == old or (not no and dropped_digit(old, said)):
             yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
         elif correction[1] == correction[0]["value"]:
             correction = None  # a few digits that change nothing ("六六" in noise): not a correction
     if yes and correction is None:
-        for it in items:
-            it["confirmed"] = True
-        _sync_callback(state)
-        state.readback = None
-        pieces = [p for p in _PIECES.split(norm) if p]
-        bye = any(_CLOSING.search(p) for p in pieces)
-        rest = _YES.sub("", norm, count=1)
-        short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
-        if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
-            return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
-        thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
-        if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
-            state.closing = True
-            return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
-        return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
+        return _confirmed(state, ctx, items, norm, close)
+    if (
+        correction is None
+        and all(it["kind"] in ("time", "amount") for it in items)
+        and any(len(r.lstrip("+")) >= 7 for r in correction_runs(utt))
+    ):
+        state.readback = None  # "不对，是139…": a number where a time was read back: taken as new
+        return None
+    # A no, or a different value right after a read-back (an implicit no); the digits given
+    # when asked for them again are the answer to that request, not another no.
+    nos = pending.get("nos", 0) + int(no or (correction is not None and not pending.get("asked")))
+    spell = items[0]["kind"] in ("callback", "code") and nos >= 2 and not pending.get("digits")
+    limit = MAX_READBACKS if items[0]["kind"] in ("callback", "code") else MAX_READBACKS - 1
     if correction is not None:
         it, value, _ = correction
         if _private(value, ctx):
@@ -321,23 +316,66 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         if _CLOSING.search(norm):  # "对，改到十点，拜拜": read back in the goodbye, kept unconfirmed
             state.readback, state.closing = None, True
             return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, lang)), end=True)
-        if pending.get("count", 1) >= MAX_READBACKS:
+    if spell:  # no twice: ask for it digit by digit, and read it back that way
+        state.readback = {**pending, "nos": nos, "asked": True, "digits": True}
+        return Reply(Act.READ_BACK, _render("digit_by_digit", state, ctx, what=KIND_WORD[lang][items[0]["kind"]]))
+    if correction is not None:
+        if pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
         it["readbacks"] = it.get("readbacks", 1) + 1
-        state.readback = {**pending, "count": pending.get("count", 1) + 1, "asked": False}
-        return Reply(Act.READ_BACK, _render("again", state, ctx, what=_phrase(_pending_items(state), lang)))
+        state.readback = {**pending, "nos": nos, "count": pending.get("count", 1) + 1, "asked": False}
+        what = _phrase(_pending_items(state), lang, spell=bool(pending.get("digits")))
+        return Reply(Act.READ_BACK, _render("again", state, ctx, what=what))
     if no:
-        if pending.get("asked") or pending.get("count", 1) >= MAX_READBACKS:
+        if pending.get("asked") or pending.get("digits") or pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
-        state.readback = {**pending, "asked": True}
+        state.readback = {**pending, "nos": nos, "asked": True}
         what = KIND_WORD[lang][items[0]["kind"]]
         return Reply(Act.READ_BACK, _render("say_again", state, ctx, what=what))
     state.readback = None  # the caller moved on: no nagging, the value stays unconfirmed
     return None
 
 
+def _confirmed(state: CallState, ctx: CallContext, items: list[dict[str, Any]], norm: str, close: bool) -> Reply | None:
+    for it in items:
+        it["confirmed"] = True
+    _sync_callback(state)
+    state.readback = None
+    pieces = [p for p in _PIECES.split(norm) if p]
+    bye = any(_CLOSING.search(p) for p in pieces)
+    rest = _YES.sub("", norm, count=1)
+    short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
+    if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
+        return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
+    thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
+    if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
+        state.closing = True
+        return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
+    return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
+
+
+def _wanted(state: CallState, ctx: CallContext, utt: str, pending: dict[str, Any]) -> Reply | None:
+    """The answer to "I didn't get the whole number, could you say it again?": the number
+    is captured and read back, or (nothing heard again) the call moves on."""
+    values = [
+        v
+        for v in extract(utt, state.lang, callback_context=True)
+        if v.kind == "callback" and not _private(v.value, ctx)
+    ]
+    if not values:
+        return None
+    heard = (pending.get("heard", "") + " | " + utt)[-_HEARD_MAX:]  # both tries, as heard
+    state.record.captured.append(
+        {"kind": "callback", "heard": heard, "value": values[0].value, "confirmed": False, "readbacks": 1}
+    )
+    _sync_callback(state)
+    index = len(state.record.captured) - 1
+    state.readback = {"items": [index], "count": 1, "asked": False, "close": False}
+    return Reply(Act.READ_BACK, _render("ask", state, ctx, what=_phrase([state.record.captured[index]], state.lang)))
+
+
 def _give_up(state: CallState, ctx: CallContext, close: bool) -> Reply:
-    """Two read-backs and still not right: keep the latest value, unconfirmed, move on."""
+    """Still not right after the last read-back: keep the latest value, unconfirmed, move on."""
     state.readback = None
     if close:
         state.closing = True

@@ -46,6 +46,25 @@ _ZH_CHAR = {
     "三": "3", "叁": "3", "四": "4", "肆": "4", "五": "5", "伍": "5", "六": "6", "陆": "6", "七": "7", "柒": "7",
     "拐": "7", "八": "8", "捌": "8", "九": "9", "玖": "9", "勾": "9",
 }  # fmt: skip
+# Digits said one by one ("一，三，九，…", asked digit by digit): three or more numerals apart.
+_ZH_SPELLED = re.compile(
+    r"[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾](?:[，,、\s]+[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾]){2,}"
+)
+# A Chinese numeral (or a run of them) next to Arabic digits: one number in two scripts.
+_MIXED_RUN = re.compile(
+    r"(?:\d[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾]+|[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾]+\d)"
+    r"[\d零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾]*"
+)
+# Characters Whisper base writes for a digit's sound (same or near syllable) on phone
+# audio; 是 (shì) and 四 (sì) are kept apart: 是 stands before numbers all the time.
+_SOUNDS = {
+    **dict.fromkeys("衣依医伊腰要妖遥邀摇", "1"), **dict.fromkeys("儿而尔耳", "2"),
+    **dict.fromkeys("山伞散", "3"), **dict.fromkeys("似寺死丝思斯", "4"),
+    **dict.fromkeys("无舞武午吴乌屋呜", "5"), **dict.fromkeys("溜刘留流柳牛", "6"),
+    **dict.fromkeys("期漆起其奇齐妻器气汽", "7"), **dict.fromkeys("吧把巴爸拔扒疤", "8"),
+    **dict.fromkeys("酒久旧舅救", "9"), **dict.fromkeys("令铃灵玲凌龄", "0"),
+}  # fmt: skip
+_SOUND_RUN = re.compile("[0-9零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾" + "".join(_SOUNDS) + r"]{4,}")
 _CHANGE = re.compile(r"改到|改成|换到|推迟到|提前到|推到|\b(?:moved to|changed to|pushed to|push it to)\b")
 _STOP = re.compile(r"[。.!?！？;；]")
 _ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -53,6 +72,13 @@ _SELF_CORRECT = re.compile(
     r"不对不对|哦不对|不对|说错了|说错|搞错了"
     r"|\b(?:no wait|wait no|sorry,? i mean|i mean|actually|scratch that|no,? sorry)\b",
     re.IGNORECASE,
+)
+_END_HINT = re.compile(r"\b(?:at the end|end|last|ending|ends)\b|最后|后面|尾号|后四位|后三位|末尾|结尾")
+_START_HINT = re.compile(r"\b(?:first|start|beginning|starts)\b|开头|前面|前三位|前四位")
+# "最后四位是5687" / "the last four are 0143": the count of digits is not one of them.
+_POSITION = re.compile(
+    r"(?:最后|后面?|前面?|开头|末尾|尾号?)\s*的?\s*\d\s*位(?:数字?|数|号码?)?"
+    r"|\b(?:the )?(?:last|first|final)\s+\d\b(?:\s*(?:digits?|numbers?))?"
 )
 _MERGED_MAX = 13  # digits: a phone number with its country code (pieces are never joined past it)
 
@@ -127,13 +153,32 @@ def find_amount(norm: str) -> str | None:
     return None
 
 
-def digit_text(text: str) -> str:
+def digit_text(text: str, *, sounds: bool = False) -> str:
     """Text for digit strings: a run of three or more Chinese numerals read digit by
-    digit (一九五五四五八二八四; 十 inside such a run is a misrecognition, dropped),
-    then spoken English digits ("oh", "double five", "forty-three")."""
+    digit (一九五五四五八二八四; 十 inside such a run is a misrecognition, dropped), or
+    one by one (一，三，九), a
+    numeral touching Arabic digits too (Whisper's mixed forms: 113两, 1三9), then spoken
+    English digits ("oh", "double five", "forty-three").
+
+    ``sounds`` (where a number is expected): characters Whisper writes for a digit's sound
+    on a phone line (漆/期 for 七, 腰/遥 for 幺, 酒 for 九, 令 for 零) count as that digit
+    inside a run that is mostly real digits (at least three, and more than the sounds)."""
     text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+    if sounds:
+        text = _SOUND_RUN.sub(_sound_sub, text)
+    text = _ZH_SPELLED.sub(lambda m: "".join(_ZH_CHAR.get(ch, ch) for ch in m.group(0)), text)
     text = _ZH_DIGIT_RUN.sub(lambda m: "".join(_ZH_CHAR.get(ch, "") for ch in m.group(0)), text)
+    text = _MIXED_RUN.sub(lambda m: "".join(_ZH_CHAR.get(ch, ch) for ch in m.group(0) if ch != "十"), text)
     return numerals_to_digits(text)
+
+
+def _sound_sub(m: re.Match[str]) -> str:
+    run = m.group(0)
+    real = sum(ch.isdigit() or ch in _ZH_CHAR for ch in run)
+    alike = sum(ch in _SOUNDS for ch in run)
+    if real < 3 or alike >= real:
+        return run
+    return "".join(_SOUNDS.get(ch, ch) for ch in run)
 
 
 def digit_runs(norm: str, *, merge: bool = False) -> list[str]:
@@ -150,7 +195,8 @@ def digit_runs(norm: str, *, merge: bool = False) -> list[str]:
     for start, end, d in reversed(runs):
         if spans:
             s0, e0, d0 = spans[-1]
-            near = s0 - end <= 4 and not _STOP.search(norm[end:s0])
+            gap = norm[end:s0]
+            near = s0 - end <= 4 and (not _STOP.search(gap) or gap == ".")  # 415.555.0134
             if near and not d0.startswith("+") and len(d.lstrip("+")) + len(d0) <= _MERGED_MAX:
                 spans[-1] = (start, e0, d + d0)
                 continue
@@ -185,7 +231,8 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
     callback = callback_context or bool((_STRONG_CALLBACK if order else _CALLBACK_WORDS).search(norm))
     code = bool(_CODE_WORDS.search(norm)) or order
     taken = {v.value.replace(":", "").replace(".", "").lstrip("0") for v in found}
-    for run in digit_runs(digit_text(_after_self_correction(utt) if callback else utt), merge=callback):
+    said = _after_self_correction(utt) if callback else utt
+    for run in digit_runs(digit_text(said, sounds=callback), merge=callback):
         digits = run.lstrip("+")
         if digits.lstrip("0") in taken:
             continue
@@ -197,3 +244,72 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
     # "尾号是4678 …13901234678": the tail said on its own is part of the number, not a code
     found = [v for v in found if not (v.kind == "code" and any(c.endswith(v.value) for c in callbacks))]
     return found[:3]
+
+
+def apply_correction(old: str, new: str, utt_norm: str) -> str:
+    """Apply a correction: a whole new value, or a part of it ("0143 at the end")."""
+    plus = "+" if old.startswith("+") else ""
+    o, n = old.lstrip("+"), new.lstrip("+")
+    if len(n) >= min(7, len(o) - 1) or not o:
+        return new  # a whole number said again (a part is a few digits: "0143 at the end")
+    if _END_HINT.search(utt_norm):
+        return plus + o[: len(o) - len(n)] + n
+    if _START_HINT.search(utt_norm):
+        return plus + n + o[len(n) :]
+
+    # Where the correction differs least from what was read back; ties go to the end.
+    def cost(i: int) -> tuple[int, int]:
+        return sum(a != b for a, b in zip(o[i : i + len(n)], n, strict=True)), -i
+
+    best = min(range(len(o) - len(n) + 1), key=cost)
+    return plus + o[:best] + n + o[best + len(n) :]
+
+
+def dropped_digit(old: str, new: str) -> bool:
+    """``new`` is ``old`` with one digit lost on the line (720 55 0191 for 720 555 0191)."""
+    o, n = old.lstrip("+"), new.lstrip("+")
+    return len(n) == len(o) - 1 and any(o[:i] + o[i + 1 :] == n for i in range(len(o)))
+
+
+def correction_runs(utt: str) -> list[str]:
+    """The digit runs of a caller's answer to a read-back (where digits are expected): a
+    position phrase's count is left out ("最后四位是5687" gives 5687, not 45687)."""
+    text = _POSITION.sub(" ", digit_text(utt, sounds=True))
+    return [r for r in digit_runs(text, merge=True) if len(r.lstrip("+")) >= 2]
+
+
+def group(value: str, kind: str, lang: str) -> str:
+    """How a value is read back: phone numbers in digit groups (415 555 0134, 139 1234 5678)."""
+    if kind == "time":
+        h, m = (int(x) for x in value.split(":"))
+        if lang == "zh":
+            part = "下午" if 12 < h < 18 else "晚上" if h >= 18 else ""
+            hh = h - 12 if h > 12 else h
+            return f"{part}{hh}点" + ("半" if m == 30 else f"{m}分" if m else "")
+        suffix = " pm" if h >= 12 else ""
+        return f"{h - 12 if h > 12 else h}:{m:02d}{suffix}"
+    if kind == "amount":
+        return f"{value}元" if lang == "zh" else f"${value}"
+    plus = "+" if value.startswith("+") else ""
+    d = value.lstrip("+")
+    if kind == "code" or len(d) < 7:
+        return plus + " ".join(d) if len(d) <= 6 else plus + _groups(d, 4)
+    if len(d) == 11 and d.startswith("1") and lang == "zh":
+        sizes = [3, 4, 4]
+    elif len(d) == 10:
+        sizes = [3, 3, 4]
+    elif len(d) == 11 and d.startswith("1"):
+        sizes = [1, 3, 3, 4]
+    else:
+        return plus + _groups(d, 4)
+    out, i = [], 0
+    for s in sizes:
+        out.append(d[i : i + s])
+        i += s
+    return plus + " ".join(out)
+
+
+def _groups(d: str, size: int) -> str:
+    head = len(d) % size or size
+    parts = [d[:head]] + [d[i : i + size] for i in range(head, len(d), size)]
+    return " ".join(parts)
