@@ -80,6 +80,7 @@ _THEIR_NUMBER = re.compile(
 )
 # "不对" as Whisper base writes it on a phone line, at the start of an answer.
 _NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
+_AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
@@ -288,8 +289,13 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     yes = not no and bool(_YES.search(norm))
     if correction is not None:
         old, said = correction[0]["value"].lstrip("+"), correction[2].lstrip("+")
-        if said == old or (not no and dropped_digit(old, said)):
-            yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
+        lost = not no and dropped_digit(old, said) and not pending.get("asked") and bool(_AFFIRM.search(norm))
+        if said == old or lost:
+            # The same value again is a confirmation (unless said with a no); so is one digit
+            # lost on the line, but only said as a yes ("that's 720 55 0191, thanks"), never
+            # as the answer to "say it again / digit by digit" (bench readback: two numbers
+            # confirmed wrong that way).
+            yes, correction = not no, None
         elif correction[1] == correction[0]["value"]:
             correction = None  # a few digits that change nothing ("六六" in noise): not a correction
     if yes and correction is None:

@@ -183,3 +183,18 @@ def test_a_number_given_against_a_wrong_amount_is_captured_as_the_callback() -> 
     kinds = {n["kind"]: n for n in call.record.captured}
     assert kinds["callback"]["value"] == "15763797192" and kinds["callback"]["confirmed"] is True
     assert kinds["amount"]["confirmed"] is False
+
+
+def test_a_repeat_with_a_digit_lost_is_not_a_confirmation_unless_said_as_a_yes() -> None:
+    """Two held-out bench calls ended *confirmed but wrong*: the caller's repeat, heard with
+    one digit lost, counted as saying the number back."""
+    call = Call(owner="陈先生", lang="zh")
+    assert call.say("等它又空了回忧电话,167-3660-928。").act == Act.READ_BACK
+    d = call.say("普通的说一六七三六六零九八")  # the correction, a digit lost, no yes in it
+    assert d.act == Act.READ_BACK and call.record.callback_confirmed is False
+    call = Call(owner="陈先生", lang="zh")
+    call.say("记一下啊，我的手机1595010361")
+    call.say("不对")
+    assert "一位一位" in call.say("不是").text
+    d = call.say("好的 义务 595010361")  # "好的" acknowledges the request; the digits are the answer
+    assert d.act == Act.READ_BACK and call.record.callback_confirmed is False
