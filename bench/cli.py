@@ -252,13 +252,20 @@ def bench_tts(
 @bench_cli.command("readback")
 def bench_readback(
     per_lang: Annotated[int, typer.Option(help="Calls per language, each giving a callback number", min=1)] = 24,
-    out: Annotated[Path, typer.Option(help="Folder for readback.json")] = Path("var/bench/readback"),
+    out: Annotated[Path, typer.Option(help="Folder for readback-<set>.json")] = Path("var/bench/readback"),
+    case_set: Annotated[
+        str, typer.Option("--set", help="Callback utterances: dev (tuned on) or heldout (the reported figure)")
+    ] = "dev",
+    redecode: Annotated[bool, typer.Option(help="Re-decode low-confidence turns (CALLASSIST_ASR_REDECODE)")] = False,
+    clean: Annotated[bool, typer.Option(help="Also recognize each first sentence over a clean line")] = True,
 ) -> None:
     """Callback numbers over the realistic line: exact before and after the read-back
     (real Whisper, real coordinator, a caller who says no and repeats when it is wrong)."""
-    from .readback_bench import run_readback_bench
+    from .readback_bench import SETS, run_readback_bench
 
-    run_readback_bench(per_lang=per_lang, out=out)
+    if case_set not in SETS:
+        raise typer.BadParameter(f"one of {', '.join(SETS)}", param_hint="--set")
+    run_readback_bench(per_lang=per_lang, out=out, case_set=case_set, redecode=redecode, clean=clean)
 
 
 @bench_cli.command("recognition")

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .callers import CallerVoices, profile_for
+from .callers import CallerVoices, CallProfile, profile_for
+from .line_audio import CONDITIONS
 
 _EN_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 _ZH_WORDS = "零一二三四五六七八九"
@@ -84,6 +85,8 @@ def en_spoken(number: str, form: str) -> str:
         return f"{a} {b} {c}"
     if form == "dashes":
         return f"{a}-{b}-{c}"
+    if form == "dots":
+        return f"{a}.{b}.{c}"
     if form == "zero":
         return ", ".join(_en_digits(x, zero="zero") for x in (a, b, c))
     if form == "double":
@@ -97,7 +100,12 @@ def zh_spoken(number: str, form: str) -> str:
     groups = (number[:3], number[3:7], number[7:])
     if form == "digits":
         return " ".join(groups)
-    table = {"yao": {"1": "幺"}, "liang": {"2": "两"}, "ling": {"0": "〇"}}.get(form, {})
+    table = {
+        "yao": {"1": "幺"},
+        "liang": {"2": "两"},
+        "ling": {"0": "〇"},
+        "mixed": {"1": "幺", "2": "两", "0": "零"},
+    }.get(form, {})
     words = ["".join(table.get(ch, _ZH_WORDS[int(ch)]) for ch in g) for g in groups]
     return "".join(words) if form == "run" else "，".join(words)
 
@@ -106,115 +114,213 @@ EN_FORMS = ("words", "digits", "double", "zero", "pairs", "dashes")
 ZH_FORMS = ("grouped", "run", "yao", "liang", "ling", "digits")
 
 
-def cases(per_lang: int, seed: int = 14) -> list[Case]:
+SETS = ("dev", "heldout")
+
+
+def _set_data(name: str) -> dict[str, Any]:
+    """The frames, forms and seed of a case set: ``dev`` (the phrasings above, tuned on)
+    or ``heldout`` (package data written apart, for the reported figure)."""
+    if name == "dev":
+        return {
+            "seed": 14,
+            "en": {"forms": EN_FORMS, "frames": _EN_FRAMES},
+            "zh": {"forms": ZH_FORMS, "frames": _ZH_FRAMES},
+        }
+    if name not in SETS:
+        raise ValueError(f"unknown case set {name!r}: one of {', '.join(SETS)}")
+    from importlib.resources import files
+
+    return dict(json.loads(files("bench").joinpath(f"readback_{name}.json").read_text(encoding="utf-8")))
+
+
+def cases(per_lang: int, seed: int | None = None, *, case_set: str = "dev") -> list[Case]:
     """``per_lang`` callback sentences per language, formats and frames cycling."""
-    rng = random.Random(seed)
+    data = _set_data(case_set)
+    rng = random.Random(data["seed"] if seed is None else seed)
+    en_forms, en_frames = data["en"]["forms"], data["en"]["frames"]
+    zh_forms, zh_frames = data["zh"]["forms"], data["zh"]["frames"]
     out: list[Case] = []
     for i in range(per_lang):
-        form = EN_FORMS[i % len(EN_FORMS)]
+        form = en_forms[i % len(en_forms)]
         number = f"{rng.randint(2, 9)}{rng.randint(0, 99):02d}{rng.randint(200, 999)}{rng.randint(0, 9999):04d}"
         if form == "double":
             number = number[:7] + number[6] + number[8:]  # make a pair to say "double"
-        frame = _EN_FRAMES[(i // len(EN_FORMS) + i) % len(_EN_FRAMES)]
+        frame = en_frames[(i // len(en_forms) + i) % len(en_frames)]
         out.append(Case("en", number, frame.format(n=en_spoken(number, form)), form))
     for i in range(per_lang):
-        form = ZH_FORMS[i % len(ZH_FORMS)]
+        form = zh_forms[i % len(zh_forms)]
         number = "1" + rng.choice("3456789") + "".join(rng.choice("0123456789") for _ in range(9))
-        if form == "liang" and "2" not in number:
+        if form in ("liang", "mixed") and "2" not in number:
             number = number[:5] + "2" + number[6:]
-        if form == "ling" and "0" not in number:
+        if form in ("ling", "mixed") and "0" not in number:
             number = number[:8] + "0" + number[9:]
-        frame = _ZH_FRAMES[(i // len(ZH_FORMS) + i) % len(_ZH_FRAMES)]
+        frame = zh_frames[(i // len(zh_forms) + i) % len(zh_frames)]
         out.append(Case("zh", number, frame.format(n=zh_spoken(number, form)), form))
     return out
 
 
-def _correction(case: Case) -> str:
+def _correction(case: Case, attempt: int) -> str:
+    """A person correcting a wrong read-back: no, and the number again; the second time
+    slower, group by group."""
     if case.lang == "zh":
-        return f"不对，是{zh_spoken(case.number, 'grouped')}。"
-    return f"No, it's {en_spoken(case.number, 'words')}."
+        if attempt <= 1:
+            return f"不对，是{zh_spoken(case.number, 'grouped')}。"
+        groups = zh_spoken(case.number, "grouped").split("，")
+        return "不对，我再说一遍。" + "。".join(groups) + "。"
+    if attempt <= 1:
+        return f"No, it's {en_spoken(case.number, 'words')}."
+    groups = en_spoken(case.number, "words").split(", ")
+    return "No. It's " + ". ".join(groups) + "."
+
+
+def _spelled(case: Case) -> str:
+    """The number digit by digit, as a person says it when asked to."""
+    if case.lang == "zh":
+        return "好的。" + "，".join(_ZH_WORDS[int(ch)] for ch in case.number) + "。"
+    return "Okay. " + ", ".join("oh" if ch == "0" else _EN_WORDS[int(ch)] for ch in case.number) + "."
 
 
 def _confirm(case: Case) -> str:
     return "对，没错。" if case.lang == "zh" else "Yes, that's right."
 
 
-class _Line:
-    """One call's caller on its line: say a sentence, get what Whisper heard."""
+def _asked_digit_by_digit(reply: str) -> bool:
+    return "一位一位" in reply or "digit by digit" in reply.lower()
 
-    def __init__(self, asr: Any, voices: CallerVoices, case: Case, index: int, hotwords: str) -> None:
+
+class _Line:
+    """One call's caller on its line: say a sentence, get what Whisper heard.
+
+    Each turn is decoded as the call path does it: with the call's hotwords, or on a
+    turn where a number is expected (``pipeline.asr_bias.expects_number``) with the
+    number hotwords; a turn that names a number without holding one whole gets a second
+    decode with the number hotwords (``wants_number_pass``)."""
+
+    def __init__(
+        self, asr: Any, voices: CallerVoices, case: Case, index: int, hotwords: str, *, redecode: bool
+    ) -> None:
         self.asr, self.voices, self.case, self.hotwords = asr, voices, case, hotwords
         self.profile = profile_for(f"readback-{case.lang}-{index}", case.lang, 2 * index, line="realistic")
+        self.redecode = redecode
         self.turn = 0
         self.timing: list[dict[str, Any]] = []
 
-    def say(self, text: str) -> Any:
+    def _audio(self, text: str, profile: CallProfile) -> np.ndarray:
         import soxr
 
-        from pipeline.asr import RedecodePolicy
-
-        ulaw, _, _ = self.voices.render(text, self.case.lang, self.profile, self.turn)
-        self.turn += 1
+        ulaw, _, _ = self.voices.render(text, self.case.lang, profile, self.turn)
         pcm = np.frombuffer(audioop.ulaw2lin(ulaw, 2), dtype=np.int16).astype(np.float32) / 32768
-        audio = np.asarray(soxr.resample(pcm, 8000, 16000), dtype=np.float32)
+        return np.asarray(soxr.resample(pcm, 8000, 16000), dtype=np.float32)
+
+    def say(self, text: str, *, expect_number: bool) -> tuple[Any, str]:
+        """(what the call path hears, the first decode with the call's own hotwords)."""
+        from pipeline.asr import RedecodePolicy
+        from pipeline.asr_bias import number_hotwords, number_text, wants_number_pass
+
+        lang = self.case.lang
+        audio = self._audio(text, self.profile)
+        self.turn += 1
+        policy = RedecodePolicy() if self.redecode else None
+        numbers = number_hotwords(self.hotwords, lang)
         t0 = time.perf_counter()
-        plain = self.asr.transcribe_sync(audio, self.case.lang, hotwords=self.hotwords, redecode=None)
+        heard = self.asr.transcribe_sync(
+            audio, lang, hotwords=numbers if expect_number else self.hotwords, redecode=policy
+        )
         t1 = time.perf_counter()
-        heard = self.asr.transcribe_sync(audio, self.case.lang, hotwords=self.hotwords, redecode=RedecodePolicy())
-        t2 = time.perf_counter()
-        conf = heard.confidence
-        ran = plain.confidence is not None and RedecodePolicy().wants(plain.confidence, len(audio) / 16000)
+        base, second_ms = heard.text, None
+        if not expect_number and wants_number_pass(heard.text, lang):
+            second = self.asr.transcribe_sync(audio, lang, hotwords=numbers, redecode=policy)
+            second_ms = round((time.perf_counter() - t1) * 1000, 1)
+            if number_text(heard.text, second.text, lang) == second.text:
+                heard = second
         self.timing.append(
             {
-                "plain_ms": round((t1 - t0) * 1000, 1),
-                "redecode_ms": round((t2 - t1) * 1000, 1),
-                "redecoded": bool(conf and conf.redecoded),
-                "ran": ran,
-                "plain_text": plain.text,
+                "decode_ms": round((t1 - t0) * 1000, 1),
+                "number_pass_ms": second_ms,
+                "expect_number": expect_number,
+                "base_text": base,
             }
         )
-        return heard
+        return heard, base
+
+    def clean(self, text: str) -> str:
+        """The same words in the same voice over a clean line (no codec, loss or noise),
+        decoded as the first turn was: how much of a loss is the line, how much the voice."""
+        from pipeline.asr_bias import number_hotwords, number_text, wants_number_pass
+
+        lang = self.case.lang
+        profile = CallProfile(self.profile.voice, CONDITIONS["clean"], self.profile.seed)
+        audio = self._audio(text, profile)
+        heard = self.asr.transcribe_sync(audio, lang, hotwords=self.hotwords, redecode=None).text
+        if wants_number_pass(heard, lang):
+            second = self.asr.transcribe_sync(audio, lang, hotwords=number_hotwords(self.hotwords, lang), redecode=None)
+            heard = number_text(heard, second.text, lang)
+        return str(heard)
 
 
 def _value(text: str, lang: str) -> str | None:
-    from coordinator.readback import extract
+    from coordinator.spoken_numbers import extract
 
     found = [v.value for v in extract(text, lang, callback_context=True) if v.kind == "callback"]
     return found[0].lstrip("+") if found else None
 
 
-def run_call(asr: Any, voices: CallerVoices, co: Any, case: Case, index: int) -> dict[str, Any]:
-    from coordinator import CallContext, CallState
+def _again(case: Case) -> str:
+    """The number once more, when the assistant asks for it (no read-back to deny)."""
+    if case.lang == "zh":
+        return f"是{zh_spoken(case.number, 'grouped')}。"
+    return f"It's {en_spoken(case.number, 'words')}."
+
+
+def _next_words(case: Case, state: Any, act: Any, reply: str, wrong: int) -> tuple[str | None, int]:
+    """What the simulated caller says to the assistant's reply (None: the call is done for
+    this bench), and how many wrong read-backs it has denied so far."""
     from coordinator.types import Act
-    from pipeline.asr_bias import call_hotwords
+
+    if act in (Act.ASK_REPEAT, Act.CLARIFY):
+        return "", wrong  # the same words again
+    if act != Act.READ_BACK:
+        return None, wrong
+    if _asked_digit_by_digit(reply):
+        return _spelled(case), wrong
+    items = [state.record.captured[i] for i in (state.readback or {}).get("items", [])]
+    if not items:
+        return _again(case), wrong  # "could you say the number again?"
+    if any(it["kind"] == "callback" and it["value"].lstrip("+") == case.number for it in items):
+        return _confirm(case), wrong
+    return _correction(case, wrong + 1), wrong + 1
+
+
+def run_call(
+    asr: Any, voices: CallerVoices, co: Any, case: Case, index: int, *, redecode: bool = False, clean: bool = True
+) -> dict[str, Any]:
+    from coordinator import CallContext, CallState
+    from pipeline.asr_bias import call_hotwords, expects_number
 
     owner = "陈先生" if case.lang == "zh" else "Alex"
     ctx = CallContext(owner_name=owner, lang=case.lang)  # type: ignore[arg-type]
     state = CallState(call_id=f"rb-{index}", lang=case.lang)  # type: ignore[arg-type]
     co.greet(state, ctx)
-    line = _Line(asr, voices, case, index, call_hotwords(lang=case.lang, scene=None, owner_name=owner))
+    hotwords = call_hotwords(lang=case.lang, scene=None, owner_name=owner)
+    line = _Line(asr, voices, case, index, hotwords, redecode=redecode)
     last = case.said
-    heard = line.say(last)
+    heard, base = line.say(last, expect_number=False)  # the number is volunteered, not asked for
     first = heard.text
+    clean_first = line.clean(last) if clean else None
     dialogue: list[tuple[str, str, str]] = []
-    asks = 0
-    for _ in range(6):  # bounded: a read-back flow is a few turns
+    asks = wrong = 0
+    for _ in range(8):  # bounded: a read-back flow is a few turns
         score = heard.confidence.score if heard.confidence else None
         d = co.decide(state, ctx, heard.text, asr_confidence=score)
         dialogue.append((heard.text, d.act.value, d.text))
         if d.end_call:
             break
-        if d.act == Act.ASK_REPEAT:  # the caller says the same thing again
-            asks += 1
-        elif d.act == Act.READ_BACK and state.readback is not None:
-            items = [state.record.captured[i] for i in state.readback["items"]]
-            right = any(it["kind"] == "callback" and it["value"].lstrip("+") == case.number for it in items)
-            last = _confirm(case) if right else _correction(case)
-        elif d.act == Act.READ_BACK:  # "could you say the number again?"
-            last = _correction(case)
-        else:
+        words, wrong = _next_words(case, state, d.act, d.text, wrong)
+        if words is None:
             break
-        heard = line.say(last)
+        asks += words == ""
+        last = words or last
+        heard, _ = line.say(last, expect_number=expects_number(state))
     rec = state.record
     final = (rec.callback_number or "").lstrip("+") or None
     return {
@@ -225,11 +331,16 @@ def run_call(asr: Any, voices: CallerVoices, co: Any, case: Case, index: int) ->
         "condition": line.profile.condition.name,
         "voice": line.profile.voice.name,
         "heard_first": first,
+        "heard_first_base": base,
+        "heard_first_clean": clean_first,
+        "before_base": _value(base, case.lang),
         "before": _value(first, case.lang),
-        "before_plain": _value(line.timing[0]["plain_text"], case.lang),
+        "before_clean": _value(clean_first, case.lang) if clean_first is not None else None,
         "after": final,
         "confirmed": rec.callback_confirmed,
+        "captured": rec.captured,
         "readbacks": sum(1 for _, act, _ in dialogue if act == "read_back"),
+        "digit_by_digit": any(_asked_digit_by_digit(reply) for _, _, reply in dialogue),
         "repeat_asks": asks,
         "dialogue": dialogue,
         "timing": line.timing,
@@ -246,27 +357,33 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in rows if r["lang"] == lang]
         n = len(mine)
         turns = [t for r in mine for t in r["timing"]]
-        ran = [t for t in turns if t["ran"]]
+        passes = [t["number_pass_ms"] for t in turns if t["number_pass_ms"] is not None]
+
+        def exact(key: str, rows: list[dict[str, Any]] = mine) -> float | None:
+            return _pct(sum(r[key] == r["number"] for r in rows), len(rows))
+
         out[lang] = {
             "calls": n,
-            "exact_before_plain_pct": _pct(sum(r["before_plain"] == r["number"] for r in mine), n),
-            "exact_before_pct": _pct(sum(r["before"] == r["number"] for r in mine), n),
-            "exact_after_pct": _pct(sum(r["after"] == r["number"] for r in mine), n),
+            "exact_before_clean_line_pct": exact("before_clean"),
+            "exact_before_base_pct": exact("before_base"),
+            "exact_before_pct": exact("before"),
+            "exact_after_pct": exact("after"),
             "confirmed_pct": _pct(sum(bool(r["confirmed"]) for r in mine), n),
             "confirmed_but_wrong": sum(bool(r["confirmed"]) and r["after"] != r["number"] for r in mine),
             "readbacks_per_call": round(statistics.mean(r["readbacks"] for r in mine), 2) if n else None,
+            "digit_by_digit_calls": sum(bool(r["digit_by_digit"]) for r in mine),
             "repeat_asks_per_call": round(statistics.mean(r["repeat_asks"] for r in mine), 2) if n else None,
             "turns": len(turns),
-            "redecode_ran_pct": _pct(len(ran), len(turns)),
-            "redecode_extra_ms_when_run_p50": round(statistics.median(t["redecode_ms"] - t["plain_ms"] for t in ran), 1)
-            if ran
-            else None,
-            "plain_ms_p50": round(statistics.median(t["plain_ms"] for t in turns), 1) if turns else None,
+            "number_pass_ran_pct": _pct(len(passes), len(turns)),
+            "number_pass_ms_p50": round(statistics.median(passes), 1) if passes else None,
+            "decode_ms_p50": round(statistics.median(t["decode_ms"] for t in turns), 1) if turns else None,
         }
     return out
 
 
-def run_readback_bench(*, per_lang: int, out: Path | None) -> dict[str, Any]:
+def run_readback_bench(
+    *, per_lang: int, out: Path | None, case_set: str = "dev", redecode: bool = False, clean: bool = True
+) -> dict[str, Any]:
     from coordinator import Coordinator
     from coordinator.nlu import LearnedUnderstander
     from pipeline.asr import SpeechRecognizer
@@ -276,27 +393,33 @@ def run_readback_bench(*, per_lang: int, out: Path | None) -> dict[str, Any]:
     asr.load()
     voices = CallerVoices()
     co = Coordinator(understander=LearnedUnderstander(embed=Embedder().embed_one))  # the call path's default
-    rows = [run_call(asr, voices, co, case, i) for i, case in enumerate(cases(per_lang))]
-    report = {"per_lang": per_lang, "summary": summarize(rows)}
+    rows = [
+        run_call(asr, voices, co, case, i, redecode=redecode, clean=clean)
+        for i, case in enumerate(cases(per_lang, case_set=case_set))
+    ]
+    report: dict[str, Any] = {"per_lang": per_lang, "set": case_set, "redecode": redecode, "summary": summarize(rows)}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "readback.json").write_text(
+        (out / f"readback-{case_set}.json").write_text(
             json.dumps({**report, "rows": rows}, ensure_ascii=False, indent=1), encoding="utf-8"
         )
-    _print(report["summary"])
+    _print(report["summary"], case_set)
     return report
 
 
-def _print(summary: dict[str, Any]) -> None:
-    print("callback numbers over the realistic line (Whisper base, real coordinator, simulated caller)")
+def _print(summary: dict[str, Any], case_set: str) -> None:
+    print(
+        f"callback numbers over the realistic line, set {case_set} (Whisper base, real coordinator, simulated caller)"
+    )
     for lang, s in summary.items():
         print(
             f"  {lang}: {s['calls']} calls; exact before read-back {s['exact_before_pct']}% "
-            f"(no re-decode {s['exact_before_plain_pct']}%), after {s['exact_after_pct']}%; "
-            f"confirmed {s['confirmed_pct']}% ({s['confirmed_but_wrong']} confirmed but wrong); "
-            f"read-backs/call {s['readbacks_per_call']}, repeat requests/call {s['repeat_asks_per_call']}"
+            f"(call hotwords only {s['exact_before_base_pct']}%, same voice on a clean line "
+            f"{s['exact_before_clean_line_pct']}%), after {s['exact_after_pct']}%; confirmed {s['confirmed_pct']}% "
+            f"({s['confirmed_but_wrong']} confirmed but wrong); read-backs/call {s['readbacks_per_call']}, "
+            f"digit by digit in {s['digit_by_digit_calls']} calls, repeat requests/call {s['repeat_asks_per_call']}"
         )
         print(
-            f"      re-decode ran on {s['redecode_ran_pct']}% of {s['turns']} turns, "
-            f"+{s['redecode_extra_ms_when_run_p50']} ms p50 when it ran (first decode p50 {s['plain_ms_p50']} ms)"
+            f"      number pass ran on {s['number_pass_ran_pct']}% of {s['turns']} turns, "
+            f"{s['number_pass_ms_p50']} ms p50 when it ran (first decode p50 {s['decode_ms_p50']} ms)"
         )

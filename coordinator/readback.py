@@ -7,12 +7,16 @@ Pure (no I/O), like the rest of the coordinator. The policy calls four functions
   confidence threshold the assistant asks once for a repeat instead of acting on a guess
   (never twice in a row);
 - :func:`answer` when a read-back is pending: the caller's yes confirms, a no or a
-  correction updates the value and reads it back once more (two read-backs at most,
-  then the latest value is kept unconfirmed), anything else moves on without nagging;
+  correction updates the value and reads it back once more; a number or code the
+  caller said no to twice is asked for digit by digit and read back that way (then the
+  latest value is kept, unconfirmed); anything else moves on without nagging; a
+  callback number the assistant did not get whole is asked for once;
 - :func:`offer` after the turn's normal decision: values the caller just gave are
   captured (``OwnerRecord.captured``: kind, heard, value, confirmed, readbacks) and read
   back in the caller's language, in digit groups;
 - :func:`low_confidence` to keep an emergent preset from firing on a misheard match.
+
+Finding the numbers in the caller's words is :mod:`coordinator.spoken_numbers`.
 
 A number that is the owner's private data (any 6 digits of a private fact) is never
 captured nor read back: reading it out would confirm it to whoever recited it.
@@ -22,12 +26,24 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from safety._numerals import numerals_to_digits
 
+from .spoken_numbers import (
+    Value,
+    apply_correction,
+    correction_runs,
+    digit_runs,
+    digit_text,
+    dropped_digit,
+    extract,
+    find_amount,
+    find_time,
+    group,
+    normalize,
+)
 from .templates import KIND_WORD, READBACK, READBACK_KIND
 from .text import pronouns
 from .types import Act, CallContext, CallState
@@ -35,7 +51,9 @@ from .types import Act, CallContext, CallState
 # Whisper's geometric-mean token probability, exp(avg_logprob), below which a turn is
 # asked again: avg log-prob < -0.55, chosen on the dev split (docs/voice.md).
 LOW_CONFIDENCE = math.exp(-0.55)
-MAX_READBACKS = 2
+# Read-backs of one value at most: the first, one after a correction, and for digits
+# (numbers, codes) one more after the caller said no twice and was asked digit by digit.
+MAX_READBACKS = 3
 _HEARD_MAX = 200
 
 _NO_READBACK_ACTS = {
@@ -43,42 +61,6 @@ _NO_READBACK_ACTS = {
     Act.ASK_REPEAT, Act.CHECK_IN, Act.IDENTIFY_SELF,
 }  # fmt: skip
 _NOTED_ACTS = {Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM, Act.ANSWER_UNKNOWN, Act.OWNER_UNAVAILABLE}
-_CALLBACK_WORDS = re.compile(
-    r"电话|号码|回电|打给我|联系我|手机|回个电话|打我|"
-    r"\b(?:number|call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)"
-    r"|phone|cell|mobile)\b"
-)
-_STRONG_CALLBACK = re.compile(
-    r"回电|打给我|联系我|手机|回个电话|打我|"
-    r"\b(?:call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)|phone|cell|mobile)\b"
-)
-_CODE_WORDS = re.compile(
-    r"取件码|验证码|取餐码|提货码|门禁|密码|口令|编码|码是|尾号|"
-    r"\b(?:code|pin|passcode|password|verification|pickup number|pick-up number)\b"
-)
-_ORDER_WORDS = re.compile(r"订单|单号|快递单|运单|\b(?:order|tracking|reference|invoice|account)\b")
-_DIGITS = re.compile(r"\+?\d(?:[\s\-.()]{0,3}\d)*")
-_AMOUNT_EN = re.compile(
-    r"\$\s?(?P<a>\d+(?:\.\d{1,2})?)|(?P<b>\d+(?:\.\d{1,2})?)\s*(?:dollars?|bucks)(?:\s*(?:and\s*)?(?P<c>\d{1,2})"
-    r"(?:\s*cents?)?)?"
-)
-_AMOUNT_ZH = re.compile(r"(?P<a>\d+(?:\.\d{1,2})?)\s*(?:块钱|块|元)(?:\s*(?P<c>\d|[一二两三四五六七八九])(?:毛|角)?)?")
-_TIME_EN = re.compile(
-    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?|o'clock)|\b(?P<h2>\d{1,2}):(?P<m2>\d{2})\b|"
-    r"\bhalf past (?P<h3>\d{1,2})\b|\bquarter past (?P<h4>\d{1,2})\b"
-)
-_TIME_ZH = re.compile(
-    r"(?P<part>上午|早上|早晨|中午|下午|傍晚|晚上)?\s*(?P<h>\d{1,2})\s*点\s*(?:(?P<half>半)|(?P<q>一刻)|(?P<m>\d{1,2})\s*分?)?"
-)
-_ZH_DIGIT_RUN = re.compile(r"[零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾十]{3,}")
-_ZH_CHAR = {
-    "零": "0", "〇": "0", "○": "0", "洞": "0", "一": "1", "幺": "1", "壹": "1", "二": "2", "两": "2", "贰": "2",
-    "三": "3", "叁": "3", "四": "4", "肆": "4", "五": "5", "伍": "5", "六": "6", "陆": "6", "七": "7", "柒": "7",
-    "拐": "7", "八": "8", "捌": "8", "九": "9", "玖": "9", "勾": "9",
-}  # fmt: skip
-_CHANGE = re.compile(r"改到|改成|换到|推迟到|提前到|推到|\b(?:moved to|changed to|pushed to|push it to)\b")
-_STOP = re.compile(r"[。.!?！？;；]")
-_ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _YES = re.compile(
     r"^(?:(?:yes|yeah|yep|yup|correct|right|that's right|that is right|that's correct|exactly|that's it|"
     r"uh huh|sure|ok|okay|perfect|great|spot on)\b|对|是的|是|没错|没问题|嗯|正确|就是|好)"
@@ -89,15 +71,17 @@ _YES_PIECE = re.compile(
     r"^(?:对+的?|是的?|没错|没问题|嗯+|正确|就是|就是这个(?:号码?|数)?|是这个(?:号码?)?|对对|好的?|谢谢|行)$"
 )
 _NO = re.compile(r"^(?:no|nope|nah|not quite|wrong|incorrect|that's wrong|not right)\b|不对|不是|错了|说错|不正确|搞错")
-_END_HINT = re.compile(r"\b(?:at the end|end|last|ending|ends)\b|最后|后面|尾号|后四位|后三位|末尾|结尾")
-_START_HINT = re.compile(r"\b(?:first|start|beginning|starts)\b|开头|前面|前三位|前四位")
-_CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
-_SELF_CORRECT = re.compile(
-    r"不对不对|哦不对|不对|说错了|说错|搞错了"
-    r"|\b(?:no wait|wait no|sorry,? i mean|i mean|actually|scratch that|no,? sorry)\b",
-    re.IGNORECASE,
+_OWN_NUMBER = re.compile(
+    r"我的?(?:电话|手机|号码|号)|打给我|给我打|打我|联系我|回我|回电|回个电话|"
+    r"\b(?:my (?:number|cell|phone|mobile)|call (?:me|us)|reach (?:me|us)|text (?:me|us))\b"
 )
-_MERGED_MAX = 13  # digits: a phone number with its country code (pieces are never joined past it)
+_THEIR_NUMBER = re.compile(
+    r"(?:他|她|您|你)的?(?:电话|手机|号码)|\b(?:his|her|their|your) (?:number|cell|phone|mobile)\b"
+)
+# "不对" as Whisper base writes it on a phone line, at the start of an answer.
+_NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
+_AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
+_CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
 
@@ -108,12 +92,6 @@ class Reply:
     act: Act
     text: str
     end: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Value:
-    kind: str  # "callback" | "code" | "amount" | "time"
-    value: str  # digits; amounts "12.50", times "15:30"
 
 
 # ----------------------------------------------------------- confidence ----
@@ -135,111 +113,6 @@ def ask_repeat(state: CallState, asr_confidence: float | None) -> bool:
 # ------------------------------------------------------------- capture ----
 
 
-def _norm(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-    return numerals_to_digits(text)
-
-
-def _time(norm: str, lang: str, *, loose: bool = False) -> str | None:
-    """``loose``: a bare hour counts too (三点, "at 4"), as in a correction of a time read back.
-    A change ("九点的会改到十点", "moved to 4") gives the new time."""
-    change = _CHANGE.search(norm)
-    if change:
-        new, old = _time(norm[change.end() :], lang, loose=True), _time(norm[: change.start()], lang, loose=loose)
-        if new:
-            if old and int(old[:2]) >= 12 > int(new[:2]):
-                new = f"{int(new[:2]) + 12:02d}{new[2:]}"
-            return new
-    if lang == "zh" or re.search(r"[\u4e00-\u9fff]", norm):
-        m = _TIME_ZH.search(norm)
-        if m and (loose or m.group("part") or m.group("half") or m.group("q") or m.group("m")):
-            h = int(m.group("h"))
-            minute = 30 if m.group("half") else 15 if m.group("q") else int(m.group("m") or 0)
-            if m.group("part") in ("下午", "傍晚", "晚上") and h < 12:
-                h += 12
-            if h <= 24 and minute < 60:
-                return f"{h:02d}:{minute:02d}"
-    m = _TIME_EN.search(norm)
-    if not m and loose:
-        bare = re.search(r"\b(?:at |it's |its )?(\d{1,2})\b", norm)
-        return f"{int(bare.group(1)):02d}:00" if bare and int(bare.group(1)) <= 24 else None
-    if not m:
-        return None
-    if m.group("h3") or m.group("h4"):
-        h, minute = int(m.group("h3") or m.group("h4")), 30 if m.group("h3") else 15
-    elif m.group("h2"):
-        h, minute = int(m.group("h2")), int(m.group("m2"))
-    else:
-        h, minute = int(m.group("h")), int(m.group("m") or 0)
-        ap = (m.group("ap") or "").replace(".", "")
-        if ap == "pm" and h < 12:
-            h += 12
-        elif ap == "am" and h == 12:
-            h = 0
-    return f"{h:02d}:{minute:02d}" if h <= 24 and minute < 60 else None
-
-
-def _amount(norm: str) -> str | None:
-    m = _AMOUNT_EN.search(norm)
-    if m:
-        whole = m.group("a") or m.group("b")
-        if m.group("c") and "." not in whole:
-            return f"{whole}.{int(m.group('c')):02d}"
-        return f"{float(whole):.2f}"
-    m = _AMOUNT_ZH.search(norm)
-    if m:
-        jiao = m.group("c")
-        if jiao and "." not in m.group("a"):
-            d = _ZH_ONE.get(jiao) if jiao in _ZH_ONE else int(jiao)
-            return f"{m.group('a')}.{d}0"
-        return f"{float(m.group('a')):.2f}"
-    return None
-
-
-def _digit_text(text: str) -> str:
-    """Text for digit strings: a run of three or more Chinese numerals read digit by
-    digit (一九五五四五八二八四; 十 inside such a run is a misrecognition, dropped),
-    then spoken English digits ("oh", "double five", "forty-three")."""
-    text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-    text = _ZH_DIGIT_RUN.sub(lambda m: "".join(_ZH_CHAR.get(ch, "") for ch in m.group(0)), text)
-    return numerals_to_digits(text)
-
-
-def _runs(norm: str, *, merge: bool = False) -> list[str]:
-    """Digit runs; ``merge``: runs a few characters apart are one number heard in pieces
-    ("534 950 to 4190", "1-5-1, 骑士7-6-6-1-4-3"): read back whole, the caller corrects it.
-    Pieces are joined from the end backwards and never past a phone number's length, so a
-    stray group before the number ("尾号是4678 139 0123 4678") stays apart."""
-    if not merge:
-        return [
-            ("+" if m.group(0).startswith("+") else "") + re.sub(r"\D", "", m.group(0)) for m in _DIGITS.finditer(norm)
-        ]
-    runs = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\+?\d+", norm)]
-    spans: list[tuple[int, int, str]] = []
-    for start, end, d in reversed(runs):
-        if spans:
-            s0, e0, d0 = spans[-1]
-            near = s0 - end <= 4 and not _STOP.search(norm[end:s0])
-            if near and not d0.startswith("+") and len(d.lstrip("+")) + len(d0) <= _MERGED_MAX:
-                spans[-1] = (start, e0, d + d0)
-                continue
-        spans.append((start, end, d))
-    return [d for _, _, d in reversed(spans)]
-
-
-def _after_self_correction(utt: str) -> str:
-    """A caller who corrects themselves inside the turn ("139 0123 4567, no wait, 4678 at
-    the end" / "哦不对不对 是…"): the words after the last correction, when they hold a
-    whole number; else the whole turn."""
-    last = None
-    for m in _SELF_CORRECT.finditer(utt):
-        last = m
-    if last is None:
-        return utt
-    tail = utt[last.end() :]
-    return tail if any(len(r.lstrip("+")) >= 7 for r in _runs(_digit_text(tail), merge=True)) else utt
-
-
 def _private(value: str, ctx: CallContext) -> bool:
     """Is ``value`` (or six digits of it) one of the owner's private numbers?"""
     v = value.lstrip("+")
@@ -254,77 +127,20 @@ def _private(value: str, ctx: CallContext) -> bool:
     return False
 
 
-def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Value]:
-    """The callback numbers, codes, amounts and times in one caller turn, as digits."""
-    norm = _norm(utt)
-    found: list[Value] = []
-    time = _time(norm, lang)
-    amount = _amount(norm)
-    if time:
-        found.append(Value("time", time))
-    if amount:
-        found.append(Value("amount", amount))
-    order = bool(_ORDER_WORDS.search(norm))  # "my order number is ...": a code, unless "call me at"
-    callback = callback_context or bool((_STRONG_CALLBACK if order else _CALLBACK_WORDS).search(norm))
-    code = bool(_CODE_WORDS.search(norm)) or order
-    taken = {v.value.replace(":", "").replace(".", "").lstrip("0") for v in found}
-    for run in _runs(_digit_text(_after_self_correction(utt) if callback else utt), merge=callback):
-        digits = run.lstrip("+")
-        if digits.lstrip("0") in taken:
-            continue
-        if (6 if callback else 10) <= len(digits) <= 15 and (callback or not code):
-            found.append(Value("callback", run))
-        elif code and 3 <= len(digits) <= 12:
-            found.append(Value("code", digits))
-    callbacks = [v.value.lstrip("+") for v in found if v.kind == "callback"]
-    # "尾号是4678 …13901234678": the tail said on its own is part of the number, not a code
-    found = [v for v in found if not (v.kind == "code" and any(c.endswith(v.value) for c in callbacks))]
-    return found[:3]
-
-
 # ------------------------------------------------------------- reading ----
 
 
-def group(value: str, kind: str, lang: str) -> str:
-    """How a value is read back: phone numbers in digit groups (415 555 0134, 139 1234 5678)."""
-    if kind == "time":
-        h, m = (int(x) for x in value.split(":"))
-        if lang == "zh":
-            part = "下午" if 12 < h < 18 else "晚上" if h >= 18 else ""
-            hh = h - 12 if h > 12 else h
-            return f"{part}{hh}点" + ("半" if m == 30 else f"{m}分" if m else "")
-        suffix = " pm" if h >= 12 else ""
-        return f"{h - 12 if h > 12 else h}:{m:02d}{suffix}"
-    if kind == "amount":
-        return f"{value}元" if lang == "zh" else f"${value}"
-    plus = "+" if value.startswith("+") else ""
-    d = value.lstrip("+")
-    if kind == "code" or len(d) < 7:
-        return plus + " ".join(d) if len(d) <= 6 else plus + _groups(d, 4)
-    if len(d) == 11 and d.startswith("1") and lang == "zh":
-        sizes = [3, 4, 4]
-    elif len(d) == 10:
-        sizes = [3, 3, 4]
-    elif len(d) == 11 and d.startswith("1"):
-        sizes = [1, 3, 3, 4]
-    else:
-        return plus + _groups(d, 4)
-    out, i = [], 0
-    for s in sizes:
-        out.append(d[i : i + s])
-        i += s
-    return plus + " ".join(out)
-
-
-def _groups(d: str, size: int) -> str:
-    head = len(d) % size or size
-    parts = [d[:head]] + [d[i : i + size] for i in range(head, len(d), size)]
-    return " ".join(parts)
-
-
-def _phrase(items: list[dict[str, Any]], lang: str) -> str:
-    words = [READBACK_KIND[lang][it["kind"]].format(v=group(it["value"], it["kind"], lang)) for it in items]
+def _phrase(items: list[dict[str, Any]], lang: str, *, spell: bool = False) -> str:
+    """The values as read back; ``spell``: digit by digit, group by group (1 3 9，1 2 3 4，…)."""
+    words = [READBACK_KIND[lang][it["kind"]].format(v=_spoken(it, lang, spell)) for it in items]
     return ("，" if lang == "zh" else " and ").join(words)
+
+
+def _spoken(item: dict[str, Any], lang: str, spell: bool) -> str:
+    grouped = group(item["value"], item["kind"], lang)
+    if not spell or item["kind"] not in ("callback", "code"):
+        return grouped
+    return ("，" if lang == "zh" else ", ").join(" ".join(g) for g in grouped.split())
 
 
 def _render(key: str, state: CallState, ctx: CallContext, **slots: str) -> str:
@@ -351,12 +167,6 @@ def _assistant_values(state: CallState) -> set[tuple[str, str]]:
     return out
 
 
-def _dropped_digit(old: str, new: str) -> bool:
-    """``new`` is ``old`` with one digit lost on the line (720 55 0191 for 720 555 0191)."""
-    o, n = old.lstrip("+"), new.lstrip("+")
-    return len(n) == len(o) - 1 and any(o[:i] + o[i + 1 :] == n for i in range(len(o)))
-
-
 def _pending_items(state: CallState) -> list[dict[str, Any]]:
     pending = state.readback or {}
     return [state.record.captured[i] for i in pending.get("items", []) if i < len(state.record.captured)]
@@ -376,14 +186,13 @@ def offer(
     """After the normal decision of a turn: capture the values the caller gave and, if any
     is new, read them back (the decision's own wording gives way; a goodbye waits for the
     caller's answer)."""
-    if act in _NO_READBACK_ACTS or state.hostile or state.sales_count:
+    if state.hostile or state.sales_count:
         return None
     echoed = _assistant_values(state)
-    values = [
-        v
-        for v in extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
-        if not _private(v.value, ctx) and (v.kind, v.value) not in echoed
-    ]
+    found = extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
+    values = [v for v in found if not _private(v.value, ctx) and (v.kind, v.value) not in echoed]
+    if act in _NO_READBACK_ACTS and not (act == Act.DEFLECT_PRIVATE and _own_number(utt, ctx, values)):
+        return None
     new: list[int] = []
     for v in values:
         same = next(
@@ -398,9 +207,9 @@ def offer(
         new.append(len(state.record.captured) - 1)
     _sync_callback(state)
     if not new:
-        return None
+        return _ask_number(state, ctx, utt, found, said, act)
     items = [state.record.captured[i] for i in new]
-    if end and _CLOSING.search(_norm(utt)):
+    if end and _CLOSING.search(normalize(utt)):
         # "..., thanks, bye": the caller is leaving. The number is read back in the goodbye
         # (they hear it, and can still object), kept unconfirmed.
         return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, state.lang)), end=True)
@@ -415,29 +224,39 @@ def offer(
     return Reply(Act.READ_BACK, text)
 
 
-def _correct(old: str, new: str, utt_norm: str) -> str:
-    """Apply a correction: a whole new value, or a part of it ("0143 at the end")."""
-    plus = "+" if old.startswith("+") else ""
-    o, n = old.lstrip("+"), new.lstrip("+")
-    if len(n) >= min(7, len(o) - 1) or not o:
-        return new  # a whole number said again (a part is a few digits: "0143 at the end")
-    if _END_HINT.search(utt_norm):
-        return plus + o[: len(o) - len(n)] + n
-    if _START_HINT.search(utt_norm):
-        return plus + n + o[len(n) :]
+def _own_number(utt: str, ctx: CallContext, values: list[Value]) -> bool:
+    """The caller gives their own number ("我是快递员，号码…，到了给我打电话"), which a
+    classifier can take for a question about the owner's: read it back, no deflection."""
+    norm = normalize(utt)
+    theirs = _THEIR_NUMBER.search(norm) or (ctx.owner_name and ctx.owner_name.lower() + "的" in norm)
+    return not theirs and bool(_OWN_NUMBER.search(norm)) and any(v.kind == "callback" for v in values)
 
-    # Where the correction differs least from what was read back; ties go to the end.
-    def cost(i: int) -> tuple[int, int]:
-        return sum(a != b for a, b in zip(o[i : i + len(n)], n, strict=True)), -i
 
-    best = min(range(len(o) - len(n) + 1), key=cost)
-    return plus + o[:best] + n + o[best + len(n) :]
+def _ask_number(state: CallState, ctx: CallContext, utt: str, found: list[Value], said: str, act: Act) -> Reply | None:
+    """A callback number said but not heard whole ("call me back on 8148. I know you.
+    86144"): ask for it once in the call instead of keeping nothing. ``found``: every value
+    in the turn, the owner's and echoed ones too (a number heard whole is never asked for)."""
+    norm = normalize(utt)
+    heard = sum(len(r) for r in digit_runs(digit_text(utt, sounds=True)))
+    if (
+        found
+        or act in _NO_READBACK_ACTS
+        or heard < 5  # a number heard in pieces, not "call me, I'm in room 305"
+        or not _OWN_NUMBER.search(norm)
+        or any(it["kind"] == "callback" for it in state.record.captured)
+        or state.variant_counter.get("readback:ask_number")
+    ):
+        return None
+    state.readback = {"items": [], "want": "callback", "heard": utt[:_HEARD_MAX], "count": 0, "asked": True}
+    state.closing = False
+    text = _render("ask_number", state, ctx)
+    return Reply(Act.READ_BACK, (said + ("" if state.lang == "zh" else " ") + text) if act in _NOTED_ACTS else text)
 
 
 def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[str, Any], str, str] | None:
     """(the item corrected, its new value, what the caller said of it)."""
-    norm = _norm(utt)
-    time, amount = _time(norm, lang, loose=True), _amount(norm)
+    norm = normalize(utt)
+    time, amount = find_time(norm, lang, loose=True), find_amount(norm)
     for it in items:
         if it["kind"] == "time" and time:
             old_h, new_h = int(it["value"][:2]), int(time[:2])
@@ -446,11 +265,11 @@ def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[
             return it, time, time
         if it["kind"] == "amount" and amount:
             return it, amount, amount
-    runs = [r for r in _runs(_digit_text(utt), merge=True) if len(r.lstrip("+")) >= 2]
+    runs = correction_runs(utt)
     digits_items = [it for it in items if it["kind"] in ("callback", "code")]
     if runs and digits_items:
         it, said = digits_items[0], max(runs, key=len)
-        return it, _correct(it["value"], said, norm), said
+        return it, apply_correction(it["value"], said, norm), said
     return None
 
 
@@ -461,35 +280,38 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     pending = state.readback or {}
     if not items:
         state.readback = None
-        return None
-    norm = _norm(utt).strip()
+        return _wanted(state, ctx, utt, pending) if pending.get("want") else None
+    norm = normalize(utt).strip()
     lang = state.lang
     close = bool(pending.get("close"))
     correction = _correction(items, utt, lang)
-    no = bool(_NO.search(norm))
+    no = bool(_NO.search(norm) or _NO_HEARD.search(norm))
     yes = not no and bool(_YES.search(norm))
     if correction is not None:
         old, said = correction[0]["value"].lstrip("+"), correction[2].lstrip("+")
-        if said == old or (not no and _dropped_digit(old, said)):
-            yes, correction = not no, None  # the same value again: a confirmation (unless said with a no)
+        lost = not no and dropped_digit(old, said) and not pending.get("asked") and bool(_AFFIRM.search(norm))
+        if said == old or lost:
+            # The same value again is a confirmation (unless said with a no); so is one digit
+            # lost on the line, but only said as a yes ("that's 720 55 0191, thanks"), never
+            # as the answer to "say it again / digit by digit" (bench readback: two numbers
+            # confirmed wrong that way).
+            yes, correction = not no, None
         elif correction[1] == correction[0]["value"]:
             correction = None  # a few digits that change nothing ("六六" in noise): not a correction
     if yes and correction is None:
-        for it in items:
-            it["confirmed"] = True
-        _sync_callback(state)
-        state.readback = None
-        pieces = [p for p in _PIECES.split(norm) if p]
-        bye = any(_CLOSING.search(p) for p in pieces)
-        rest = _YES.sub("", norm, count=1)
-        short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
-        if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
-            return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
-        thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
-        if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
-            state.closing = True
-            return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
-        return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
+        return _confirmed(state, ctx, items, norm, close)
+    if (
+        correction is None
+        and all(it["kind"] in ("time", "amount") for it in items)
+        and any(len(r.lstrip("+")) >= 7 for r in correction_runs(utt))
+    ):
+        state.readback = None  # "不对，是139…": a number where a time was read back: taken as new
+        return None
+    # A no, or a different value right after a read-back (an implicit no); the digits given
+    # when asked for them again are the answer to that request, not another no.
+    nos = pending.get("nos", 0) + int(no or (correction is not None and not pending.get("asked")))
+    spell = items[0]["kind"] in ("callback", "code") and nos >= 2 and not pending.get("digits")
+    limit = MAX_READBACKS if items[0]["kind"] in ("callback", "code") else MAX_READBACKS - 1
     if correction is not None:
         it, value, _ = correction
         if _private(value, ctx):
@@ -500,23 +322,66 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
         if _CLOSING.search(norm):  # "对，改到十点，拜拜": read back in the goodbye, kept unconfirmed
             state.readback, state.closing = None, True
             return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, lang)), end=True)
-        if pending.get("count", 1) >= MAX_READBACKS:
+    if spell:  # no twice: ask for it digit by digit, and read it back that way
+        state.readback = {**pending, "nos": nos, "asked": True, "digits": True}
+        return Reply(Act.READ_BACK, _render("digit_by_digit", state, ctx, what=KIND_WORD[lang][items[0]["kind"]]))
+    if correction is not None:
+        if pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
         it["readbacks"] = it.get("readbacks", 1) + 1
-        state.readback = {**pending, "count": pending.get("count", 1) + 1, "asked": False}
-        return Reply(Act.READ_BACK, _render("again", state, ctx, what=_phrase(_pending_items(state), lang)))
+        state.readback = {**pending, "nos": nos, "count": pending.get("count", 1) + 1, "asked": False}
+        what = _phrase(_pending_items(state), lang, spell=bool(pending.get("digits")))
+        return Reply(Act.READ_BACK, _render("again", state, ctx, what=what))
     if no:
-        if pending.get("asked") or pending.get("count", 1) >= MAX_READBACKS:
+        if pending.get("asked") or pending.get("digits") or pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
-        state.readback = {**pending, "asked": True}
+        state.readback = {**pending, "nos": nos, "asked": True}
         what = KIND_WORD[lang][items[0]["kind"]]
         return Reply(Act.READ_BACK, _render("say_again", state, ctx, what=what))
     state.readback = None  # the caller moved on: no nagging, the value stays unconfirmed
     return None
 
 
+def _confirmed(state: CallState, ctx: CallContext, items: list[dict[str, Any]], norm: str, close: bool) -> Reply | None:
+    for it in items:
+        it["confirmed"] = True
+    _sync_callback(state)
+    state.readback = None
+    pieces = [p for p in _PIECES.split(norm) if p]
+    bye = any(_CLOSING.search(p) for p in pieces)
+    rest = _YES.sub("", norm, count=1)
+    short = len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[a-z']+", rest)) <= 2
+    if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
+        return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
+    thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
+    if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
+        state.closing = True
+        return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
+    return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
+
+
+def _wanted(state: CallState, ctx: CallContext, utt: str, pending: dict[str, Any]) -> Reply | None:
+    """The answer to "I didn't get the whole number, could you say it again?": the number
+    is captured and read back, or (nothing heard again) the call moves on."""
+    values = [
+        v
+        for v in extract(utt, state.lang, callback_context=True)
+        if v.kind == "callback" and not _private(v.value, ctx)
+    ]
+    if not values:
+        return None
+    heard = (pending.get("heard", "") + " | " + utt)[-_HEARD_MAX:]  # both tries, as heard
+    state.record.captured.append(
+        {"kind": "callback", "heard": heard, "value": values[0].value, "confirmed": False, "readbacks": 1}
+    )
+    _sync_callback(state)
+    index = len(state.record.captured) - 1
+    state.readback = {"items": [index], "count": 1, "asked": False, "close": False}
+    return Reply(Act.READ_BACK, _render("ask", state, ctx, what=_phrase([state.record.captured[index]], state.lang)))
+
+
 def _give_up(state: CallState, ctx: CallContext, close: bool) -> Reply:
-    """Two read-backs and still not right: keep the latest value, unconfirmed, move on."""
+    """Still not right after the last read-back: keep the latest value, unconfirmed, move on."""
     state.readback = None
     if close:
         state.closing = True

@@ -233,7 +233,7 @@ TEMPLATES: T = {
 }
 
 # Numbers read back (coordinator.readback). ``{what}``: the values in digit groups,
-# each worded by READBACK_KIND; ``{what}`` in "say_again" is a KIND_WORD.
+# each worded by READBACK_KIND; ``{what}`` in "say_again" and "digit_by_digit" is a KIND_WORD.
 READBACK: T = {
     "noted": {
         "zh": ["好的，我记下了，会转告{owner}。", "好的，我会转告{obj}。"],
@@ -250,6 +250,20 @@ READBACK: T = {
     "say_again": {
         "zh": ["不好意思，麻烦您把{what}再说一遍？", "抱歉，您能再说一次{what}吗？"],
         "en": ["Sorry, could you give me the {what} once more?", "My apologies. Could you say the {what} again?"],
+    },
+    "digit_by_digit": {
+        "zh": [
+            "不好意思，还是没对上。请您一位一位地说一下{what}，慢一点。",
+            "抱歉，麻烦您把{what}一位一位地再说一遍？",
+        ],
+        "en": [
+            "Sorry, I still don't have it. Could you say the {what} digit by digit, slowly?",
+            "My apologies. Could you say it digit by digit?",
+        ],
+    },
+    "ask_number": {
+        "zh": ["不好意思，号码我没听全，您能再说一遍吗？"],
+        "en": ["Sorry, I didn't get the whole number. Could you say it again?"],
     },
     "confirmed": {
         "zh": ["好的，记下了，我会转告{owner}。还有别的事吗？", "好的，没问题，我记下了。还有其他需要吗？"],

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from coordinator.types import CallState
+
 from .asr import SCENE_HOTWORDS
 
 MAX_CHARS = {"zh": 120, "en": 200}
@@ -181,3 +183,70 @@ def call_hotwords(
         out.append(term)
         size += len(term) + 1
     return " ".join(out)
+
+
+# ------------------------------------------------------- number turns ----
+# Whisper base writes a spoken number as numerals, homophones or words (七 as 漆, 一 as
+# 衣, "oh two" as "I know you") unless its prompt shows digits: on turns where a number is
+# expected the prompt leads with an example written in digit groups. The example is
+# never a real number the caller could have said back whole: a transcript holding it is
+# the prompt read back, not the caller (``number_text`` drops it).
+NUMBER_HINT = {"zh": "电话号码 138 0000 0000", "en": "phone number 555 000 0000"}
+_HINT_DIGITS = {lang: re.sub(r"\D", "", hint) for lang, hint in NUMBER_HINT.items()}
+_NUMBER_CUE = re.compile(
+    r"电话|号码|手机|回电|打给我|打我|联系我|\b(?:number|phone|cell|mobile|call (?:me|us)|reach (?:me|us))\b",
+    re.IGNORECASE,
+)
+
+
+def expects_number(state: CallState) -> bool:
+    """Whether the call's next caller turn is expected to hold a number: a number or code
+    was just read back (or asked for again), or the assistant asked for a callback number."""
+    return state.readback is not None or state.awaiting == "callback"
+
+
+def number_hotwords(hotwords: str, lang: str) -> str:
+    """The call's hotwords for a number-expected turn: the digits example first."""
+    hint = NUMBER_HINT.get(lang, NUMBER_HINT["en"])
+    return f"{hint} {hotwords}".strip()[: MAX_CHARS.get(lang, 200) + len(hint) + 1]
+
+
+def plausible_number(value: str, lang: str) -> bool:
+    """A whole phone number as callers give them: a Chinese mobile (1[3-9] and 9 digits) or
+    a number with its area code (0…, 10-12 digits); in English a North American number (10
+    digits, or 11 with the leading 1) or a UK one (0 and 9-10 digits); any 8-15 digits
+    with a leading +."""
+    v = value.lstrip("+")
+    if value.startswith("+"):
+        return 8 <= len(v) <= 15
+    if lang == "zh":
+        return bool(re.fullmatch(r"1[3-9]\d{9}|0\d{9,11}", v))
+    return bool(re.fullmatch(r"1?[2-9]\d{9}|0\d{9,10}", v))
+
+
+def _numbers(text: str, lang: str) -> list[str]:
+    from coordinator.spoken_numbers import extract
+
+    return [v.value for v in extract(text, lang, callback_context=True) if v.kind == "callback"]
+
+
+def wants_number_pass(text: str, lang: str) -> bool:
+    """A turn decoded with the call's own hotwords that names a number (电话/号码/"my
+    number") but holds no whole one: worth a second decode with :func:`number_hotwords`."""
+    if not _NUMBER_CUE.search(text):
+        return False
+    return not any(plausible_number(v, lang) for v in _numbers(text, lang))
+
+
+def number_text(first: str, second: str, lang: str) -> str:
+    """Of a turn's two decodes (own hotwords, number hotwords), the one to act on: the
+    second when its number is more plausible (a whole number where the first has none, or
+    more digits), and it is not the example read back."""
+
+    def score(text: str) -> tuple[bool, int]:
+        found = _numbers(text, lang)
+        return any(plausible_number(v, lang) for v in found), max((len(v) for v in found), default=0)
+
+    if not second or _HINT_DIGITS.get(lang, "") in re.sub(r"\D", "", second):
+        return first
+    return second if score(second) > score(first) else first

@@ -78,14 +78,18 @@ def test_en_correction_at_the_end_is_read_back_once_more() -> None:
     assert call.record.callback_number == "4155550143"
 
 
-def test_en_two_read_backs_at_most_then_kept_unconfirmed() -> None:
+def test_en_still_wrong_after_digit_by_digit_is_kept_unconfirmed() -> None:
     call = Call(owner="Alex", lang="en")
     call.say("Call me back at 415 555 0134.")
     assert call.say("No, it's 415 555 0143.").act == Act.READ_BACK
     d = call.say("No, 415 555 0144.")
-    assert d.act == Act.ACKNOWLEDGE and "check" in d.text  # no third read-back
+    assert d.act == Act.READ_BACK and "digit by digit" in d.text  # no twice: digit by digit
+    d = call.say("4 1 5 5 5 5 0 1 4 5")
+    assert d.act == Act.READ_BACK and "4 1 5, 5 5 5, 0 1 4 5" in d.text
+    d = call.say("No.")
+    assert d.act == Act.ACKNOWLEDGE and "check" in d.text  # no fourth read-back
     (n,) = call.record.captured
-    assert n["value"] == "4155550144" and n["confirmed"] is False
+    assert n["value"] == "4155550145" and n["confirmed"] is False
     assert call.record.callback_confirmed is False
     d = call.say("Thanks, bye.")
     assert d.end_call and d.act != Act.READ_BACK
@@ -147,14 +151,25 @@ def test_zh_correction_updates_the_value() -> None:
     assert n["value"] == "13912345687" and n["confirmed"] and "5687" in n["heard"]
 
 
-def test_zh_bare_no_asks_for_the_number_again_then_moves_on() -> None:
+def test_zh_bare_no_asks_for_the_number_again_then_digit_by_digit_then_moves_on() -> None:
     call = Call(owner="陈先生", lang="zh")
     call.say("我的手机号是一三八，零零一三，八零零一，有事打给我")
     d = call.say("不对")
     assert d.act == Act.READ_BACK and "号码" in d.text and "再" in d.text  # say it again, please
     d = call.say("不是")
+    assert d.act == Act.READ_BACK and "一位一位" in d.text  # no twice: digit by digit
+    d = call.say("不对")
     assert d.act == Act.ACKNOWLEDGE and "核对" in d.text
     assert call.record.captured[0]["confirmed"] is False
+
+
+def test_zh_a_time_said_no_to_twice_is_not_asked_digit_by_digit() -> None:
+    call = Call(owner="陈先生", lang="zh")
+    call.say("你好，我下午三点半再过来")
+    assert call.say("不对，是四点").act == Act.READ_BACK
+    d = call.say("不对，五点")
+    assert d.act == Act.ACKNOWLEDGE and "一位一位" not in d.text
+    assert call.record.captured[0]["value"] == "17:00" and call.record.captured[0]["confirmed"] is False
 
 
 def test_zh_code_and_time_read_back_and_confirmed() -> None:
@@ -305,6 +320,8 @@ async def test_text_api_zh_unconfirmed_is_flagged(api: httpx.AsyncClient, owner:
     t = await _turn(api, cid, "不对，是一三八零零一三八零零二")
     assert t["act"] == "read_back" and "138 0013 8002" in t["reply"]
     t = await _turn(api, cid, "不对，最后是八零零三")
+    assert t["act"] == "read_back" and "一位一位" in t["reply"]  # no twice: digit by digit
+    t = await _turn(api, cid, "不是")
     assert t["act"] == "acknowledge"
     await api.post(f"/v1/calls/{cid}/hangup")
     rec = (await api.get(f"/v1/calls/{cid}")).json()
