@@ -133,10 +133,13 @@ class TurnLatency(DataFrame):
 
 @dataclass
 class ListeningContext(SystemFrame):
-    """The language and scene the recognizer should expect (after a committed turn)."""
+    """The language and scene the recognizer should expect (after a committed turn), and
+    whether the next caller turn is expected to hold a number (a read-back is pending or a
+    callback number was asked for: :func:`pipeline.asr_bias.expects_number`)."""
 
     lang: str
     scene: str | None = None
+    expect_number: bool = False
 
 
 @dataclass

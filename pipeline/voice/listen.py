@@ -17,7 +17,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 
 from ..asr import SpeechRecognizer
-from ..asr_bias import call_hotwords
+from ..asr_bias import call_hotwords, number_hotwords
 from ..tts import text_lang
 from ..turn_model import TurnTextModel
 from ..turns import TurnTranscriber
@@ -44,6 +44,7 @@ class Listener:
     ) -> None:
         self.lang = lang
         self.scene: str | None = None
+        self.expect_number = False
         self.languages = languages
         # A bilingual owner's caller may speak either language: detect it on the first turn.
         self.detecting = len(languages) > 1
@@ -59,13 +60,16 @@ class Listener:
         )
 
     def hotwords(self) -> str:
-        return call_hotwords(
+        words = call_hotwords(
             lang=self.lang,
             scene=self.scene,
             owner_name=self._owner_name,
             preset_texts=[t for t in self._preset_texts if text_lang(t) == self.lang],
             scenes=self._preset_scenes,
         )
+        # A turn expected to hold a number: a digits example leads the prompt, so Whisper
+        # writes digits (139 1234 5678) instead of numerals and homophones (docs/voice.md).
+        return number_hotwords(words, self.lang) if self.expect_number else words
 
     def heard(self, text: str, lang: str | None) -> str | None:
         """A turn was recognized: the language to report with it (while detecting)."""
@@ -92,6 +96,7 @@ class TurnRecorder(FrameProcessor):
         turns = self._listener.transcriber
         if isinstance(frame, ListeningContext):
             self._listener.lang, self._listener.scene = frame.lang, frame.scene
+            self._listener.expect_number = frame.expect_number
             return  # consumed: it was meant for the recognizer
         if isinstance(frame, InputAudioRawFrame):
             turns.audio(frame.audio)

@@ -28,6 +28,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from .. import metrics
+from ..asr_bias import expects_number
 from ..call_turn import CutPoint
 from ..owner_join import OwnerAudio, OwnerJoined
 from ..session import CallEnded, CallSession
@@ -83,7 +84,7 @@ class CallProcessor(FrameProcessor):
         self._pending_end = False
         self._replies = 0  # reply numbers; 0 is the greeting
         self._reply: _Reply | None = None
-        self._listening = (session.lang, session.state.scene)
+        self._listening = (session.lang, session.state.scene, False)
         self.barge_ins = 0
 
     def can_generate_metrics(self) -> bool:
@@ -175,7 +176,7 @@ class CallProcessor(FrameProcessor):
         self._reply = None
         if cut is None:
             self._arm_silence()  # the reply was heard to its end
-        listening = (self._session.lang, self._session.state.scene)
+        listening = (self._session.lang, self._session.state.scene, expects_number(self._session.state))
         if listening != self._listening:
             self._listening = listening
             await self.push_frame(ListeningContext(*listening), FrameDirection.UPSTREAM)

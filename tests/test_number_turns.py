@@ -1,0 +1,96 @@
+"""A turn expected to hold a number is recognized with the digits example at the head of
+Whisper's prompt (pipeline/asr_bias.py ``number_hotwords``): after the assistant reads a
+callback number back, the recognizer hears of it through ``ListeningContext`` and the next
+caller turn is decoded with the number hotwords; once the number is confirmed, the call's
+own hotwords come back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipecat.frames.frames import VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame
+from pipecat.processors.frame_processor import FrameDirection
+
+from pipeline.asr import Transcript
+from pipeline.asr_bias import NUMBER_HINT
+from pipeline.session import CallServices
+from pipeline.voice import CallProcessor, Listener, LocalTTS, PlaybackTracker, TurnRecorder, UserTurnText
+
+from .test_voice_processors import (  # noqa: F401  (services is a fixture)
+    PRESET,
+    Capture,
+    FakeRecognizer,
+    FakeSynthesizer,
+    Harness,
+    open_session,
+    services,
+    speech,
+    timeout_bridge,
+    until,
+)
+
+
+class PromptRecorder(FakeRecognizer):
+    """The scripted recognizer, keeping the hotwords each turn was decoded with."""
+
+    def __init__(self, turns: list[str]) -> None:
+        super().__init__([(1.0, turns[0])])
+        self.turns = turns
+        self.prompts: list[str] = []
+
+    async def transcribe(self, audio: Any, lang: str, **kw: Any) -> Transcript:
+        self.prompts.append(str(kw.get("hotwords") or ""))
+        self.pieces = [(1.0, self.turns[min(len(self.prompts) - 1, len(self.turns) - 1)])]
+        return await super().transcribe(audio, lang, **kw)
+
+
+async def test_the_turn_after_a_read_back_is_decoded_with_the_number_hotwords(services: CallServices) -> None:  # noqa: F811
+    session = await open_session(services)
+    recognizer = PromptRecorder(
+        ["Hi, this is Dana from the garage, call me back on 415 555 0134.", "Yes, that's right."]
+    )
+    listener = Listener(
+        recognizer,  # type: ignore[arg-type]
+        lang="en",
+        languages=("en",),
+        owner_name="Alex Chen",
+        preset_texts=[PRESET],
+        preset_scenes=["delivery"],
+    )
+    turns = Capture(FrameDirection.DOWNSTREAM)
+    processor = CallProcessor(session, silence_timeout_s=60, transport_name="twilio")
+    pipeline = [TurnRecorder(listener), timeout_bridge(listener), turns, processor, LocalTTS(FakeSynthesizer())]
+    async with Harness([*pipeline, PlaybackTracker()]) as h:  # type: ignore[arg-type]
+        await h.send(VADUserStartedSpeakingFrame(), *speech(1.0), VADUserStoppedSpeakingFrame())
+        await until(lambda: len(session.record.turns) == 1, "the number was read back")
+        assert session.state.readback is not None, session.record.turns[0].reply
+        await until(lambda: listener.expect_number, "the recognizer heard a number is expected")
+        await h.send(*speech(0.3), VADUserStartedSpeakingFrame(), *speech(1.0), VADUserStoppedSpeakingFrame())
+        await until(lambda: len(session.record.turns) == 2, "the confirmation was taken")
+        # Confirmed: nothing is pending, so the next turn is an ordinary one again.
+        await until(lambda: not listener.expect_number, "the number hotwords were dropped")
+
+    texts = [f.text for f in turns.frames if isinstance(f, UserTurnText)]
+    assert len(texts) == 2, texts
+    first = [p for p in recognizer.prompts if p][:1]
+    number_turn = recognizer.prompts[-1]
+    assert first and not first[0].startswith(NUMBER_HINT["en"])  # an ordinary turn: the call's own hotwords
+    assert number_turn.startswith(NUMBER_HINT["en"]), number_turn
+    assert session.record.turns[1].caller_text == "Yes, that's right."
+    assert session.state.readback is None
+
+
+def test_number_hotwords_only_while_a_number_is_expected() -> None:
+    listener = Listener(
+        FakeRecognizer([]),  # type: ignore[arg-type]
+        lang="zh",
+        languages=("zh",),
+        owner_name="王女士",
+        preset_texts=["放门口的鞋柜上就行"],
+        preset_scenes=["takeout"],
+    )
+    plain = listener.hotwords()
+    assert not plain.startswith(NUMBER_HINT["zh"])
+    listener.expect_number = True
+    assert listener.hotwords().startswith(NUMBER_HINT["zh"])
+    assert plain in listener.hotwords() or listener.hotwords().startswith(NUMBER_HINT["zh"] + " ")
