@@ -42,6 +42,15 @@ def test_sentinel_urls_parse_and_bad_ones_say_why() -> None:
             parse_sentinel_url(url)
 
 
+def _replicas_online(info: dict[str, object], n: int) -> bool:
+    """At least ``n`` replicas online (initial sync done) and counted as good for writes."""
+    online = sum(
+        1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict) and v.get("state") == "online"
+    )
+    good = info.get("min_slaves_good_slaves", n)
+    return online >= n and int(str(good)) >= 1
+
+
 @dataclass
 class SentinelCluster:
     folder: Path
@@ -90,11 +99,12 @@ class SentinelCluster:
                 [find_redis_server(), str(conf), "--sentinel"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             _wait_port(port)
-        # Both replicas in sync before the test starts.
-        deadline = time.monotonic() + 20
+        # Both replicas in sync before the test starts: connected is not enough, a replica
+        # still loading its first sync does not count for min-replicas-to-write (NOREPLICAS).
+        deadline = time.monotonic() + 30
         m = redis.Redis(port=self.ports["m"], decode_responses=True)
-        while int(m.info("replication")["connected_slaves"]) < 2:
-            assert time.monotonic() < deadline, "replicas did not connect"
+        while not _replicas_online(m.info("replication"), 2):
+            assert time.monotonic() < deadline, "replicas did not come online"
             time.sleep(0.1)
         m.close()
 
