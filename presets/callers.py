@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .bilingual import compile_table, named_in
+
 _KINDS: dict[str, tuple[str, str]] = {
     "school": (r"(学校|幼儿园|托儿所|小学|中学|初中|高中|老师|班主任|校医|教务|培训班|补习班)",
                r"\b(school|elementary|primary|kindergarten|nursery|daycare|day care|preschool|academy|teacher|"
@@ -51,7 +53,7 @@ _KINDS: dict[str, tuple[str, str]] = {
     "sales": (r"(推销|销售|优惠|促销|活动|办卡|会员|免费领|中奖)",
               r"\b(sales|offer|promotion|special deal|discount|telemarket\w*|marketing|survey|prize|warranty)\b"),
 }  # fmt: skip
-_KINDS_RE = {k: (re.compile(zh), re.compile(en, re.IGNORECASE)) for k, (zh, en) in _KINDS.items()}
+_KINDS_RE = compile_table(_KINDS)
 
 # The part of a trigger that says who calls: before "calls / rings / asks / 打电话 / 问 / 通知".
 _WHO_EN = re.compile(
@@ -66,8 +68,7 @@ _INTRO_SPAN = 80
 
 def kinds(text: str) -> frozenset[str]:
     """The kinds of caller ``text`` names (any position)."""
-    low = text.lower()
-    return frozenset(k for k, (zh, en) in _KINDS_RE.items() if zh.search(text) or en.search(low))
+    return named_in(_KINDS_RE, text)
 
 
 def trigger_who(trigger: str) -> frozenset[str]:
@@ -112,7 +113,7 @@ _ROLES: dict[str, tuple[str, str]] = {
     "child": (r"儿子|女儿", r"\b(son|daughter)\b"),
     "neighbour": (r"邻居", r"\b(neighbou?r)\b"),
 }  # fmt: skip
-_ROLES_RE = {k: (re.compile(zh), re.compile(en, re.IGNORECASE)) for k, (zh, en) in _ROLES.items()}
+_ROLES_RE = compile_table(_ROLES)
 # Trigger verbs that mean the caller must be asking for something ("if the courier asks for the code").
 _ASKS = re.compile(r"^(asks?|wants?|needs?|问|要|找)$", re.IGNORECASE)
 _TOPIC_LEAD_EN = re.compile(
@@ -125,8 +126,7 @@ _TOPIC_TAIL_ZH = re.compile(r"(的事情|的事|这件事|这事|的话|的电�
 
 
 def _roles(text: str) -> frozenset[str]:
-    low = text.lower()
-    return frozenset(k for k, (zh, en) in _ROLES_RE.items() if zh.search(text) or en.search(low))
+    return named_in(_ROLES_RE, text)
 
 
 def who_and_topic(trigger: str) -> tuple[frozenset[str], frozenset[str], str, bool] | None:

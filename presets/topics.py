@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .bilingual import compile_table, named_in
+
 # name -> (zh pattern, en pattern)
 _TOPICS: dict[str, tuple[str, str]] = {
     "pickup": (
@@ -50,7 +52,7 @@ _TOPICS: dict[str, tuple[str, str]] = {
     ),
     "trip": (r"春游|秋游|研学|出游|活动费", r"\b(field trip|school trip|excursion|permission slip)\b"),
 }
-_TOPIC_RE = {k: (re.compile(zh), re.compile(en, re.IGNORECASE)) for k, (zh, en) in _TOPICS.items()}
+_TOPIC_RE = compile_table(_TOPICS)
 
 _EN_STOP_WORDS = (
     "about regarding for the a an my me to ask asks asking say says saying that this with back again us i "
@@ -65,7 +67,7 @@ _ZH_STOP = frozenset(_ZH_STOP_WORDS.split())
 
 def topics(text: str) -> frozenset[str]:
     """The topics ``text`` names."""
-    return frozenset(k for k, (zh, en) in _TOPIC_RE.items() if zh.search(text) or en.search(text))
+    return named_in(_TOPIC_RE, text)
 
 
 def _stems(text: str) -> set[str]:
