@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,6 +24,19 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProc
     proc.start()
     yield proc
     proc.stop()
+
+
+@pytest.fixture(scope="session")
+def voice_app(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One voice app for the session's SIP, Asterisk and WebRTC tests (``voice_instance.py``)."""
+    from .voice_instance import start_instance, stop_instance, wait_ready
+
+    app = start_instance(redis_server.url, tmp_path_factory.mktemp("voice-app"))
+    try:
+        wait_ready(app)  # models first: loading them starves the event loop for a while
+        yield app
+    finally:
+        stop_instance(app)
 
 
 @pytest.fixture

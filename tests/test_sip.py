@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import itertools
 import json
-import os
 import secrets
 import shutil
 import signal
@@ -37,11 +36,11 @@ import numpy as np
 import pytest
 import redis
 
-from app.main import create_app
 from pipeline.sip import rtp
 
-from .conftest import create_owner, make_settings
-from .helpers import RedisProcess, ServerThread
+from .conftest import create_owner
+from .helpers import RedisProcess
+from .voice_instance import Instance, free_udp_port, start_instance, stop_instance, wait_ready
 
 pytestmark = [
     pytest.mark.slow,
@@ -51,13 +50,6 @@ pytestmark = [
 ROOT = Path(__file__).resolve().parent.parent
 DTMF_PCAP = Path("/usr/share/sip-tester/dtmf_2833_1.pcap")
 CALLER_LINE = "Hi, I have a delivery for Alex. Where should I leave the package?"
-SILENCE_TIMEOUT_S = 2.5  # two silence turns after the reply and the assistant closes the call
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def free_udp_pair() -> int:
@@ -76,67 +68,6 @@ def free_udp_pair() -> int:
 
 
 # ------------------------------------------------------------- fixtures ----
-
-
-@dataclass
-class Instance:
-    """One CallAssist app: HTTP and SIP on 127.0.0.1."""
-
-    server: ServerThread
-    sip_port: int
-    data_dir: Path
-
-    @property
-    def resources(self) -> Any:
-        return self.server.server.config.app.state.resources  # type: ignore[attr-defined]
-
-
-def start_instance(redis_url: str, tmp: Path) -> Instance:
-    """Voice on, SIP on a free port, WebRTC ICE on 127.0.0.1 (for test_webrtc.py)."""
-    sip_port = free_udp_port()
-    # Known sentences synthesized once are reused by later runs (the models, too, are
-    # assembled once into ~/.cache/callassist): the first run pays ~20 s of speech.
-    shared = Path(os.environ.get("CALLASSIST_TEST_TTS_CACHE", Path.home() / ".cache/callassist/test-tts-cache"))
-    shared.mkdir(parents=True, exist_ok=True)
-    tmp.mkdir(parents=True, exist_ok=True)
-    if not (tmp / "tts-cache").exists():
-        (tmp / "tts-cache").symlink_to(shared, target_is_directory=True)
-    settings = make_settings(
-        redis_url,
-        tmp,
-        voice=True,
-        sip_port=sip_port,
-        silence_timeout_s=SILENCE_TIMEOUT_S,
-        webrtc_ice_hosts=["127.0.0.1"],
-    )
-    server = ServerThread(create_app(settings))
-    server.start()
-    return Instance(server, sip_port, tmp)
-
-
-def stop_instance(instance: Instance) -> None:
-    # Exiting while the voice warm-up thread is still inside a native model load aborts
-    # the interpreter: let it finish first.
-    # (Same for the speech precompute thread: let it go idle.)
-    res = instance.resources
-    warm = getattr(res, "_warm_thread", None)
-    if warm is not None:
-        warm.join(120)
-    if res.precomputer is not None:
-        res.precomputer.wait_idle(120)
-    instance.server.stop()
-
-
-def wait_ready(instance: Instance, timeout_s: float = 180) -> None:
-    """/readyz says the voice models are warm (ASR loaded, TTS engines warmed up, or the
-    first call's ASR shares the CPU with a model load) and no speech is waiting."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        voice = httpx.get(instance.server.base_url + "/readyz", timeout=5).json().get("voice", {})
-        if voice.get("warm") and voice.get("tts_pending") == 0:
-            return
-        time.sleep(0.3)
-    raise TimeoutError("voice models did not load")
 
 
 @dataclass
@@ -173,17 +104,6 @@ class World:
                 return calls[known]
             time.sleep(0.2)
         raise TimeoutError("no call record")
-
-
-@pytest.fixture(scope="session")
-def voice_app(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
-    """One voice app for the SIP and WebRTC tests (loading the models is the slow part)."""
-    app = start_instance(redis_server.url, tmp_path_factory.mktemp("voice-app"))
-    try:
-        wait_ready(app)  # models first: loading them starves the event loop for a while
-        yield app
-    finally:
-        stop_instance(app)
 
 
 @pytest.fixture(scope="module")

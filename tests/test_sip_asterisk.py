@@ -15,9 +15,9 @@ import websockets
 from pipeline.sip import rtp
 from pipeline.sip.asterisk import parse_event
 
-from .test_sip import World, voice_app, world
+from .test_sip import World, world
 
-__all__ = ["voice_app", "world"]  # the shared voice app and SIP owner (see test_sip.py)
+__all__ = ["world"]  # the SIP owner on the session's voice app (see test_sip.py)
 
 pytestmark = pytest.mark.slow
 

@@ -36,9 +36,7 @@ from pipeline.tts import units
 
 from .conftest import create_owner
 from .helpers import RedisProcess, ServerThread, free_port
-from .test_sip import Instance, voice_app, wait_ready
-
-__all__ = ["voice_app"]  # the session's shared voice app (defined with the SIP tests)
+from .voice_instance import Instance, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 CALLER_LINE = "Hi, I have a delivery for Alex. Where should I leave the package?"
