@@ -98,6 +98,10 @@ TABLE: tuple[Row, ...] = (
     ("a decision for the owner: relay", _is(CallerAct.ASK_DECISION), Act.DEFER_DECISION),
     ("on the way: nothing to decide yet", lambda t: t.u.act == CallerAct.ARRIVAL and t.u.en_route, Act.ACKNOWLEDGE),
     ("an echo of the owner's answer", lambda t: t.echo, Do.ACK),
+    # "hey, delivery for Ben" / "I'll leave it on the bench" with no instruction from the owner: nothing
+    # was asked, so nothing to decide; what the caller did or is doing is taken down for the owner.
+    ("arrived / own action, no question, no instruction: take it down",
+     lambda t: t.u.act in (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL) and not t.u.question, Act.CONFIRM_MESSAGE),
     ("arrived / where to leave, no instruction: relay",
      _is(CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL), Act.DEFER_DECISION),
     ("a message, then goodbye",

@@ -14,7 +14,8 @@ from . import lexicon as lx
 from .acts import _all_ack, _short
 from .text import compact, normalize
 
-_CLAUSE_SPLIT = re.compile(r"[,.!?;:，。！？；：~～]+")
+# (A space between two hanzi is a pause in a recognizer's Chinese: "没了 那我先等他电话" is two clauses.)
+_CLAUSE_SPLIT = re.compile(r"[,.!?;:，。！？；：~～]+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 # The caller's own next step ("I'll wait out front", "我先放门口了", "我开过去"): not news for the owner.
 _PLAN_EN = re.compile(
     r"^(and |so |then |okay |ok |alright |great |well |perfect |cool |sure |right )*"
@@ -47,7 +48,7 @@ _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
 }  # fmt: skip
-_THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢)(了|你|您|啦)*$")
+_THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢|麻烦|辛苦)(了|你|您|啦|啊|哈)*$")
 
 
 def _units(text: str) -> set[str]:
