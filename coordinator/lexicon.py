@@ -262,6 +262,7 @@ OFFICIAL_CHANNEL = cues(
     ["卡(片)?(背面|反面)", "官方(客服|电话|热线|app|APP|网站|渠道)", "官网", "(网点|柜台)(核实|办理|处理)", "银行(官方)?(app|APP)"],
     [r"(number|phone number|hotline) (on|printed on|at) the back of (the|their|her|his|your) card",
      r"back of (the|their|her|his|your) card", r"official (number|website|app|hotline|line)",
+     r"(number|hotline) (printed )?on (the|their|her|his|your) (card|statement)",
      r"(call|contact|ring) (the|your|their|her|his) bank directly", r"number on (the|your|their|her|his) (statement|bank statement)",
      r"(through|in|via) (the|your|their|her|his) (banking )?app"],
 )  # fmt: skip

@@ -127,6 +127,10 @@ def with_regular(
             # the instruction: compliance in the caller's words, not a new ask; never the preset again.
             if _carries_message(u):
                 return None  # "OK, I'll leave it at 502, tell Mrs Wang": the message is taken, not a goodbye
+            if u.placed_elsewhere:
+                # "no worries, I'll leave it with your neighbour at number 5": not where the owner said, so
+                # the owner must hear where it is; acknowledged and taken down, no goodbye yet.
+                return reply(state, ctx, Act.CONFIRM_MESSAGE, u.act, Relation.CONFLICT, u, flags)
             if u.starts_with_ack or u.ack_marked or u.echoes_regular or not u.news:
                 return ack(state, ctx, u, flags)
             return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)

@@ -150,6 +150,38 @@ def test_an_arrival_or_own_action_without_an_instruction_is_taken_down_not_defer
 
 
 @pytest.mark.parametrize(
+    ("lang", "preset", "ask", "placed"),
+    [
+        ("en", "Please leave it on the bench by the door.", "hi, I've got a parcel for Sarah",
+         "no worries, I'll leave it with your neighbour at number 5"),
+        ("en", "Leave it by the back door.", "hi, delivery for Sarah, where should I put it?",
+         "okay I'll just leave it on the porch swing then"),
+        ("zh", "放门口就行", "你好 快递 放哪", "行 那我给你放电梯口了啊"),
+    ],
+)  # fmt: skip
+def test_left_somewhere_the_owner_did_not_say_is_taken_down(lang: str, preset: str, ask: str, placed: str) -> None:
+    c = call(lang, regular={"delivery": preset})
+    assert c.say(ask).act == Act.CONVEY_PRESET
+    d = c.say(placed)
+    assert not d.end_call and d.act != Act.DEFER_DECISION
+    assert placed in c.record.messages  # the owner must hear where it is
+
+
+@pytest.mark.parametrize(
+    ("lang", "preset", "ask", "placed"),
+    [
+        ("en", "Please leave it on the bench by the door.", "hi, where do I leave it?", "alright, I'll put it on the bench then"),
+        ("zh", "放门口就行", "你好 快递 放哪", "好的 那我放门口了"),
+    ],
+)  # fmt: skip
+def test_left_where_the_owner_said_is_compliance_not_a_message(lang: str, preset: str, ask: str, placed: str) -> None:
+    c = call(lang, regular={"delivery": preset})
+    c.say(ask)
+    c.say(placed)
+    assert not c.record.messages
+
+
+@pytest.mark.parametrize(
     "line",
     ["想问一下 Sarah 那个 report 写完了没有 we need it today", "hey quick one, 小王那个合同 signed 了吗? 明天要用"],
 )
@@ -196,24 +228,52 @@ def test_a_repeat_request_on_a_bad_line_repeats_the_last_reply(lang: str, first:
     assert d2.act == said.act
 
 
+@pytest.mark.parametrize(
+    ("lang", "message", "first", "again"),
+    [
+        ("zh", "跟她说一下 周五聚餐取消了", "啊？你说啥 信号不好", "还是听不清"),
+        ("en", "please tell her the gym class is off tonight", "sorry, you're breaking up, what?", "what? I missed that again"),
+    ],
+)  # fmt: skip
+def test_a_repeat_is_shorter_and_is_not_recorded(lang: str, message: str, first: str, again: str) -> None:
+    c = call(lang)
+    said = c.say(message)
+    for line in (first, again):
+        d = c.say(line)
+        assert d.act == said.act
+        assert "还有别的事吗" not in d.text and "Anything else" not in d.text  # the core, not the tail question
+    assert c.record.messages == [message]  # "what?" is not a message for the owner
+
+
 # ------------------------------------------------------------ 5. a bank's alert ----
 
 
 @pytest.mark.parametrize(
-    "alert",
+    ("lang", "alert", "kept"),
     [
-        "Hello, this is the card security team at Harbor Bank. We've flagged a suspicious charge on the card "
-        "ending in 3308. Please have the cardholder call the number on the back of their card.",
+        ("en", "Hello, this is the card security team at Harbor Bank. We've flagged a suspicious charge on the card "
+               "ending in 3308. Please have the cardholder call the number on the back of their card.", "back of their card"),
+        ("en", "Hi, Northbank fraud prevention here. We noticed an unusual payment on the account ending 2290, could "
+               "you ask the account holder to ring us on the number printed on the card?", "printed on the card"),
+        ("zh", "您好 这里是工商银行风控中心 您尾号5521的信用卡刚才有一笔可疑交易 麻烦请持卡人拨打卡片背面的客服电话", "卡片背面"),
     ],
-)
-def test_a_real_banks_fraud_alert_is_relayed_not_refused(alert: str) -> None:
-    c = call("en")
+)  # fmt: skip
+def test_a_real_banks_fraud_alert_is_relayed_not_refused(lang: str, alert: str, kept: str) -> None:
+    c = call(lang)
     d = c.say(alert)
     assert d.act != Act.SAFE_REFUSAL
+    assert "payment" not in d.text and "付费" not in d.text  # an alert, not a fee asked of the owner
     assert not c.state.hostile and "hostile_caller" not in c.record.flags
-    assert any("back of their card" in m for m in c.record.messages)
+    assert any(kept in m for m in c.record.messages)
+
+
+def test_the_bank_is_still_not_told_whether_she_made_the_purchase() -> None:
+    c = call("en")
+    c.say("Hello, this is the card security team at Harbor Bank. We've flagged a suspicious charge on the card "
+          "ending in 3308. Please have the cardholder call the number on the back of their card.")  # fmt: skip
     d = c.say("Can you confirm whether she made a purchase at an electronics store this morning?")
     assert d.act in (Act.DEFER_DECISION, Act.DEFLECT_PRIVATE, Act.ANSWER_UNKNOWN)  # never a confirmation
+    assert "yes" not in d.text.lower().split()
 
 
 @pytest.mark.parametrize(

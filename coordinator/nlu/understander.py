@@ -186,9 +186,14 @@ class LearnedUnderstander:
             active = [next((n for n, _ in ranked if n not in STRICT), "other")]
         if "own_action" in active and "ack" in active and state.conveyed:
             active.remove("own_action")  # "好嘞，那就放那儿了" after the owner's answer: compliance, not news
-        if "scam" in active and official_alert(utterance, c, flags):
-            active.remove("scam")  # "...please have the cardholder call the number on the back of the card"
-            active = active or ["statement"]
+        if official_alert(utterance, c, flags):
+            # "...an unusual payment on the card ending 2290, please have the cardholder call the number on
+            # the back of the card": a message for the owner, neither a scam nor a fee asked of them
+            if "scam" in active:
+                active.remove("scam")
+            if "exception" in active and c.exception is None:
+                active.remove("exception")
+            active = active or ["leave_message"]
         exc = max(r.exception, key=lambda k: r.exception[k]) if "exception" in active else None
         if "exception" in active and exc is None:
             exc = max((k for k in r.exception if k), key=lambda k: r.exception[k])
