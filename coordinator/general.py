@@ -60,7 +60,7 @@ class Turn:
         """ "中，那我放门口" after the owner's answer: compliance, not news."""
         u = self.u
         plain = not u.question and not u.callback_number and not u.threat
-        return bool(self.state.conveyed) and plain and u.act in _ECHO_ACTS and not u.news
+        return bool(self.state.conveyed) and plain and u.act in _ECHO_ACTS and not u.news and not u.placed_elsewhere
 
     @property
     def message_then_bye(self) -> bool:
@@ -79,6 +79,8 @@ TABLE: tuple[Row, ...] = (
     ("a third pitch: end politely",
      lambda t: t.u.pitch and t.state.sales_count >= 3 and t.u.act != CallerAct.ASK_DECISION, Do.CLOSE),
     ("who are you?", _is(CallerAct.ASK_IDENTITY), Act.IDENTIFY_SELF),
+    ("left or waiting somewhere the owner did not say: the owner must hear where",
+     lambda t: t.u.placed_elsewhere and not t.u.question and not t.guarded, Act.CONFIRM_MESSAGE),
     ("thanks, nothing new, after an exchange", lambda t: t.done_thanking, Do.CLOSE),
     # A scam, an injection or a sales call: polite and brief, nothing relayed.
     ("guarded: goodbye",
@@ -98,6 +100,10 @@ TABLE: tuple[Row, ...] = (
     ("a decision for the owner: relay", _is(CallerAct.ASK_DECISION), Act.DEFER_DECISION),
     ("on the way: nothing to decide yet", lambda t: t.u.act == CallerAct.ARRIVAL and t.u.en_route, Act.ACKNOWLEDGE),
     ("an echo of the owner's answer", lambda t: t.echo, Do.ACK),
+    # "hey, delivery for Ben" / "I'll leave it on the bench" with no instruction from the owner: nothing
+    # was asked, so nothing to decide; what the caller did or is doing is taken down for the owner.
+    ("arrived / own action, no question, no instruction: take it down",
+     lambda t: t.u.act in (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL) and not t.u.question, Act.CONFIRM_MESSAGE),
     ("arrived / where to leave, no instruction: relay",
      _is(CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL), Act.DEFER_DECISION),
     ("a message, then goodbye",

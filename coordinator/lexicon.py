@@ -39,7 +39,7 @@ ARRIVAL = cues(
      "(我|骑手|师傅|司机)(已经)?(到|在)(了|你家|您家|楼下|门口|小区|单元|大门|路边|这边|你们|您这)",
      "^到了", "已(经)?(送达|到达)", "(快|马上|就)(要)?到了", "准备好了", "(在|到)(楼下|门口|小区门口|大门口)了",
      "(敲门|按门铃|打电话).{0,4}(没人|没有人|没应|没开)", "(家里|屋里)?没人(开门|接|应)", "(接|取)(一下)?(外卖|快递|件)",
-     "(有|是)(你|您)的(外卖|快递|包裹|件)", "送(外卖|快递)的", "(车|我)(停|就)在",
+     "(有|是)(你|您)(的)?(一)?(个|份|件)?(外卖|快递|包裹|件|货|餐)", "送(外卖|快递)的", "(家里|家|屋里)(现在)?有人(吗|没有|不|在吗|在不在|没)", "(车|我)(停|就)在",
      "到(你们|你|您)?(家)?(家|楼下|门口|小区|单元|楼门口)(了|啦)", "还有.{0,4}(分钟|公里)(就|左右)?到", "(快|马上)到(你|您)?(家|楼下|门口|小区)?了"],
     [r"(i'm|i am|we're|we are|driver is|car is|courier is) (here|outside|downstairs|at the (door|gate|front|lobby|entrance|building|curb))",
      r"(order|food|delivery|package|parcel|takeout|takeaway|car|ride|cab|taxi|pizza|groceries) (is|has) (here|arrived|outside|been delivered)",
@@ -48,7 +48,10 @@ ARRIVAL = cues(
      r"(just )?arrived", r"(i'm|i am) (almost|nearly) there", r"(be|i'll be) there in", r"(pulling|pulled) up",
      r"on my way", r"(out front|right outside|at your door|at the front door)", r"(got|have) (a|your) (package|parcel|delivery|order|food)",
      r"delivery for", r"(nobody|no one|no-one) (is )?(answering|answered|home|at home|came)", r"(knocked|rang the bell)",
-     r"(here with|dropping off) (your|a)",
+     r"(here with|dropping off) (your|a)", r"(downstairs|outside|in the lobby|at the (door|gate|front|lobby|entrance|reception)) with (your|the|a) \w+",
+     r"(order|food|delivery|package|parcel|takeout|takeaway|car|ride|cab|taxi|pizza|groceries|driver|uber)'s (here|outside|downstairs|arrived)",
+     r"your (cab|taxi|ride|driver|car|uber|lyft)('s| is| has)? (here|outside|arrived|waiting)",
+     r"(got|have|with) your (order|food|pizza|groceries|takeout|takeaway|delivery|parcel|package|meal|dinner|lunch)\b",
      r"(i'm|i am|im|we're|we are) (now |just )?(at|outside|in front of|by) (your|ur|the) (building|house|home|place|address|flat|apartment|apt|complex|block|office|front door|door|gate|entrance|lobby)", r"(i'm|i am) here to pick up", r"your (ride|driver|car) is here",
      r"(\d+|one|two|three|four|five|ten|fifteen|twenty|a few|a couple of) (minutes|mins) (out|away)", r"(i'm|i am) here( now)?"],
 )  # fmt: skip
@@ -216,11 +219,13 @@ SALES = cues(
 # ("公司给员工统一上医疗险" from the owner's HR is not a sales call; "需不需要了解一下我们的重疾险" is).
 SALES_TOPIC = cues(
     ["贷款", "理财", "保险", "(重疾|医疗|人寿|寿|车|意外|养老)险", "信用卡", "投资", "股票", "基金", "额度", "利率", "利息", "套餐",
-     "升级", "装修", "课程", "宽带", "房产", "买房", "健身卡", "会员", "问卷", "调查"],
+     "升级", "装修", "家装", "翻新", "(厨房|卫生间|厨卫|全屋|旧房|老房).{0,2}(改造|装修|定制)", "全屋定制", "课程", "网课", "培训",
+     "宽带", "房产", "买房", "健身卡", "会员", "问卷", "调查"],
     [r"(loans?|mortgage|refinanc\w*|insurance|credit cards?|investments?|stocks?|membership|subscription|security systems?|warranty|survey|poll|questionnaire)"],
 )  # fmt: skip
 SALES_MARKER = cues(
-    ["需不需要", "要不要", "有没有兴趣", "了解一下", "优惠", "活动", "免费", "(买|办).{0,6}送|还送|加送|赠送", "划算", "便宜", "办理一下", "办一下", "考虑一下", "推荐", "名额"],
+    ["需不需要", "要不要", "有没有兴趣", "了解一下", "优惠", "活动", "免费", "(买|办).{0,6}送|还送|加送|赠送", "划算", "便宜", "办理一下", "办一下", "考虑一下", "推荐", "名额",
+     "(很|非常|特别)?适合(您|你|你们|您家)", "(有|推出|新出)(了)?(一款|一个|一种|款)", "试听", "体验(课|一下)"],
     [r"(interested|offer|deal|discount|save (you|money|up to)|savings|free|special|promotion|sign (you|him|her) up|qualif(y|ies|ied)|pre-?approved|limited)"],
 )  # fmt: skip
 
@@ -249,6 +254,17 @@ SCAM = cues(
      r"(microsoft|windows|apple|amazon|norton|mcafee) (support|security|technical|tech|refund)( (team|department|desk))?",
      r"(detected|found|there is|there's) (a |an )?(virus|malware|hack(er)?|breach) (on|in) (her|his|their|your|the) (computer|pc|laptop|device)",
      r"remote access", r"(install|download) (anydesk|teamviewer)"],
+)  # fmt: skip
+
+# An institution sending the owner to its own official channel ("call the number on the back of the
+# card", "拨打卡片背面的客服电话"): what a real bank's fraud team says; a scam gives its own number.
+OFFICIAL_CHANNEL = cues(
+    ["卡(片)?(背面|反面)", "官方(客服|电话|热线|app|APP|网站|渠道)", "官网", "(网点|柜台)(核实|办理|处理)", "银行(官方)?(app|APP)"],
+    [r"(number|phone number|hotline) (on|printed on|at) the back of (the|their|her|his|your) card",
+     r"back of (the|their|her|his|your) card", r"official (number|website|app|hotline|line)",
+     r"(number|hotline) (printed )?on (the|their|her|his|your) (card|statement)",
+     r"(call|contact|ring) (the|your|their|her|his) bank directly", r"number on (the|your|their|her|his) (statement|bank statement)",
+     r"(through|in|via) (the|your|their|her|his) (banking )?app"],
 )  # fmt: skip
 
 # Dismissals that close a turn ("算了", "Forget it"): nothing to relay.
@@ -284,8 +300,12 @@ ASK_IDENTITY = cues(
 
 CLOSING = cues(
     ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)",
-     "^没(有)?(了|啦|事了?)(没(有)?(了|啦))*(谢谢|多谢|谢了)?(你|您)?(啊|哈|呀|啦)?$"],
-    [r"(good)?bye", r"see (you|ya)", r"(that's|that is) (all|it|everything)", r"talk (to you )?later", r"have a (good|nice|great) (day|one|night|evening)",
+     "^没(有)?(了|啦|事了?)(没(有)?(了|啦))*(谢谢|多谢|谢了)?(你|您)?(啊|哈|呀|啦)?$",
+     # "没了 那我先等他电话", "对 就这个事 谢谢啊": nothing more, and what the caller does next
+     "^(嗯|对|是|好)?(的)?没(有)?(了|啦|事了?)(那)?(我)?(就|先)?(等|挂|忙|去)", "^(嗯|对|是|好)?(的)?(就|主要就)(这个|这|这么个|这一个|这些)(个)?事(儿|情)?(了|吧|啊|哈)*(谢谢|谢了|多谢|麻烦)?",
+     "(那)?(我)?(就|先)等(他|她)(的)?(回)?(电话|消息|回复)(吧|了|啊|哈)?$"],
+    [r"(good)?bye", r"see (you|ya)", r"(that's|that is|thats|that'll be|that will be) (all|it|everything|about it)", r"that'?s about (it|all)",
+     r"^(no|nope|nah)(,)? (that's|thats|that is) (all|it)", r"(i'll|i will) wait (for|to hear from) (him|her|them)", r"talk (to you )?later", r"have a (good|nice|great) (day|one|night|evening)",
      r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"cheers",
      r"have (a )?(good|nice|great) (one|day)", r"(see you |catch you )?later$", r"thank(s| you) for your time"],
 )  # fmt: skip
@@ -330,7 +350,8 @@ URGENT = cues(
 
 SELF_ID = [
     re.compile(
-        r"(?:我是|这里是|这边是|我这边是)(?P<who>[^，。,.!！?？]{1,16}?)(?:的|啊|呀|哈)?(?=[，。,.!！?？]|$|想|要|找|给|打|来|这边|那边|跟|有)"
+        # (a space ends the name: a recognizer's pause, "我是物业的 明天上午停水" -> 物业)
+        r"(?:我是|这里是|这边是|我这边是)(?P<who>[^，。,.!！?？\s]{1,16}?)(?:的|啊|呀|哈)?(?=[，。,.!！?？\s]|$|想|要|找|给|打|来|这边|那边|跟|有)"
     ),
     re.compile(
         r"\b(?:this is|my name is|it's) (?P<who>[a-z][a-z .'-]{1,40}?(?: from [a-z0-9 .&'-]{2,40})?)(?=[,.!?]|$| and | calling| here)",

@@ -14,7 +14,8 @@ from . import lexicon as lx
 from .acts import _all_ack, _short
 from .text import compact, normalize
 
-_CLAUSE_SPLIT = re.compile(r"[,.!?;:，。！？；：~～]+")
+# (A space between two hanzi is a pause in a recognizer's Chinese: "没了 那我先等他电话" is two clauses.)
+_CLAUSE_SPLIT = re.compile(r"[,.!?;:，。！？；：~～]+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 # The caller's own next step ("I'll wait out front", "我先放门口了", "我开过去"): not news for the owner.
 _PLAN_EN = re.compile(
     r"^(and |so |then |okay |ok |alright |great |well |perfect |cool |sure |right )*"
@@ -47,7 +48,7 @@ _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
 }  # fmt: skip
-_THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢)(了|你|您|啦)*$")
+_THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢|麻烦|辛苦)(了|你|您|啦|啊|哈)*$")
 
 
 def _units(text: str) -> set[str]:
@@ -96,3 +97,27 @@ def informative(raw: str, previous_reply: str | None = None) -> str | None:
         if cjk >= 4 or (not cjk and words >= 3):
             kept.append(clause)
     return "，".join(kept) if kept and not kept[0].isascii() else (". ".join(kept) or None)
+
+
+# Where the caller says they leave it or wait ("I'll leave it with your neighbour at number 5", "那我放电梯口了").
+_PLACED_EN = re.compile(
+    r"\b(leave|leaving|put|putting|drop|dropping|keep|keeping|stick|hand|wait|waiting|be)( it| them| this| the \w+)?"
+    r"( off)? (with|at|on|in|by|behind|under|outside|inside|next to|near) (?P<place>[\w' ]{3,40})"
+)
+_PLACED_ZH = re.compile(
+    r"(放|搁|留|交给|塞|寄存|存|等)(在|到|给)?(你|您)?(?P<place>[^了吧啊哈呢嘛您你我他她的\W\d_]{2,8}?)(了|吧|啊|哈|呢|等|$)"
+)
+
+
+def placed_elsewhere(raw: str, instruction: str | None) -> bool:
+    """The caller says they leave it (or wait) somewhere the owner's instruction does not name ("I'll
+    leave it with your neighbour at number 5" after "leave it on the bench"): news for the owner,
+    where the parcel or the driver is. Saying the instruction's own place back is compliance."""
+    if not instruction:
+        return False
+    zh, en = compact(raw), normalize(raw)
+    m = _PLACED_ZH.search(zh) if re.search(r"[\u4e00-\u9fff]", raw) else _PLACED_EN.search(en)
+    if m is None:
+        return False
+    place = _units(m.group("place")) - _units("the your his her my there here then")
+    return bool(place) and not place & _units(instruction)

@@ -44,6 +44,16 @@ def asks_again(u: Understanding) -> bool:
     return u.question or u.repeat
 
 
+def clarifies(u: Understanding, times_conveyed: int) -> bool:
+    """A question about the owner's answer once it was given ("is it twelve or twelve B?", "是三号楼
+    还是三号门"), not a request to hear it again: an either/or, or any question once it was given
+    twice. Repeating the same words would answer nothing."""
+    if not times_conveyed or not u.question or u.act == CallerAct.EXCEPTION:
+        return False
+    # (An either/or asks which, never to hear it again, even after "sorry,": "sorry, 14 or 14A?")
+    return u.form == "either_or" or (times_conveyed >= 2 and not u.repeat)
+
+
 def handover_choice(u: Understanding) -> bool:
     """An either/or about where or how to hand it over ("放门卫 还是你下来拿")."""
     return u.form == "either_or" and (u.focus == "location" or (u.regular_prob or 0.0) >= HANDOVER_P)
@@ -88,6 +98,9 @@ def with_regular(
         if u.exception != "late" and not suspended:
             state.suspended.append(preset.id)
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
+    if clarifies(u, state.conveyed.get(preset.id, 0)):
+        # "is it twelve or twelve B?" after the answer: the owner's words say no more; "I'll ask".
+        return reply(state, ctx, Act.ANSWER_UNKNOWN, CallerAct.INFO_QUESTION, Relation.ALIGNED, u, flags)
     if conveyed and u.follow_up and not u.repeat:
         return None  # "which door, front or back?": a fresh answer or "I'll ask", not the preset again
     if u.act == CallerAct.ASK_DECISION and not conveyed and not suspended and handover_choice(u):
@@ -96,8 +109,9 @@ def with_regular(
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
     if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
         if suspended:
-            if not u.question and (_carries_message(u) or u.has("own_action")):
-                # "I'll just leave it on the porch then": the caller's own action, taken down
+            if not u.question:
+                # "I'll just leave it on the porch then", "I'm at the east gate": the caller's own action
+                # or news, taken down (there is nothing to decide: nothing was asked)
                 return reply(state, ctx, Act.CONFIRM_MESSAGE, u.act, Relation.CONFLICT, u, flags)
             # The caller still needs an answer, but the owner's instruction no longer fits.
             return reply(state, ctx, Act.DEFER_DECISION, u.act, Relation.CONFLICT, u, flags)
@@ -113,6 +127,10 @@ def with_regular(
             # the instruction: compliance in the caller's words, not a new ask; never the preset again.
             if _carries_message(u):
                 return None  # "OK, I'll leave it at 502, tell Mrs Wang": the message is taken, not a goodbye
+            if u.placed_elsewhere:
+                # "no worries, I'll leave it with your neighbour at number 5": not where the owner said, so
+                # the owner must hear where it is; acknowledged and taken down, no goodbye yet.
+                return reply(state, ctx, Act.CONFIRM_MESSAGE, u.act, Relation.CONFLICT, u, flags)
             if u.starts_with_ack or u.ack_marked or u.echoes_regular or not u.news:
                 return ack(state, ctx, u, flags)
             return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)
@@ -166,6 +184,8 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
     if already and u.follow_up and not u.repeat:
         return None  # a further question on the same topic: answered by the table, never the preset again
+    if already and clarifies(u, state.conveyed.get(preset.id, 0)):
+        return reply(state, ctx, Act.ANSWER_UNKNOWN, CallerAct.INFO_QUESTION, Relation.ALIGNED, u, flags)
     if already and not u.question and u.act != CallerAct.ASK_DECISION and not _carries_message(u):
         return ack(state, ctx, u, flags)  # "好嘞，那就放那儿了": said once is enough
     if already and _carries_message(u):

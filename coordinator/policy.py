@@ -154,7 +154,9 @@ class Coordinator:
         if u.pitch:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
         d = self._respond(state, ctx, u, flags)
-        record_outcome(state, utt, u, d.act, flags, relay=self._relays(state, u, d.act))
+        # (A repeat request, "你说啥 信号不好", is the same reply again: nothing new to record.)
+        relay = self._relays(state, u, d.act) and not d.slots.get("repeat")
+        record_outcome(state, utt, u, d.act, flags, relay=relay)
         rb = readback.offer(state, ctx, utt, d.act, d.text, end=d.end_call, awaiting=awaiting)
         if rb is not None:
             d = decision(state, rb.act, u.act, d.relation, rb.text, end=rb.end, flags=flags)
@@ -212,6 +214,6 @@ def _answers_the_preset(state: CallState, u: Understanding) -> bool:
     or threatens; and not while the owner's answer is suspended (then what the caller does
     instead is news: "I'll just leave it on the porch then")."""
     plain = not u.question and not u.callback_number and not u.threat and u.exception is None
-    plain = plain and u.news_size <= (ASIDE_ZH if state.lang == "zh" else ASIDE_EN)
+    plain = plain and u.news_size <= (ASIDE_ZH if state.lang == "zh" else ASIDE_EN) and not u.placed_elsewhere
     passes_on = u.act == CallerAct.LEAVE_MESSAGE or bool(u.slots.get("message"))
     return bool(state.conveyed) and not state.suspended and u.act in _COMPLYING and plain and not passes_on

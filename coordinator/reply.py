@@ -7,6 +7,7 @@ once something was exchanged. Pure: state in, Decision out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -61,10 +62,25 @@ def reply(
         slots["scene"] = state.scene or ""
     if repeat and state.last_reply:  # the same words, marked as a repeat (never a bare echo of itself)
         lead = "好的，我再说一遍：" if state.lang == "zh" else "Sure, once more: "
-        text = lead + state.last_reply.removeprefix(lead)
-    else:
-        text = render(act, state, ctx, slots)
+        text = lead + _core(state.last_reply.removeprefix(lead))
+        d = decision(state, act, caller_act, rel, text, flags=flags)
+        return replace(d, slots={**d.slots, "repeat": "1"})
+    text = render(act, state, ctx, slots)
     return decision(state, act, caller_act, rel, text, flags=flags)
+
+
+# The tail question of a reply ("Anything else?", "还有别的事吗？"): left out of a repeat, which is
+# asked for on a bad line and should be shorter than what the caller missed.
+_TAIL_QUESTION = re.compile(
+    r"\s*((is there )?anything else( i can (do|help with))?( for you)?\??"
+    r"|还有(别的|其他|什么)(事|需要)?(吗|么|嘛)?[？?]?)$",
+    re.IGNORECASE,
+)
+
+
+def _core(text: str) -> str:
+    core = _TAIL_QUESTION.sub("", text).strip()
+    return core or text
 
 
 def close(

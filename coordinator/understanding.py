@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from presets.matching import Candidate, match_trigger
 
 from .acts import Classification, classify, message_body
-from .news import informative
+from .news import informative, placed_elsewhere
 from .turns import abusive, asking, said
 from .types import CallerAct
 
@@ -87,6 +87,7 @@ class Understanding:
     news: bool = True  # says something the assistant has not already said (not an echo)
     news_size: int = 0  # how much of it is news: words (en) or characters (zh) beyond echoes and plans
     echoes_regular: bool = False  # repeats the scene's regular preset back ("ok, at the door then")
+    placed_elsewhere: bool = False  # leaves it / waits somewhere the regular preset does not name
     slots: Mapping[str, str] = field(default_factory=dict)
     scene_evidence: Mapping[str, float] = field(default_factory=dict)
     trigger: TriggerReading = field(default_factory=TriggerReading)
@@ -168,8 +169,15 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         news=news is not None,
         news_size=_size(news),
         echoes_regular=bool(regular) and informative(utt, regular or "") is None,
+        placed_elsewhere=placed_elsewhere(utt, regular or _given_regular(state, ctx)),
         slots=slots_of(c),
     )
+
+
+def _given_regular(state: CallState, ctx: CallContext) -> str | None:
+    """The regular instruction already given in this call (the scene may have drifted since)."""
+    given = [pid.split(":", 1)[1] for pid in state.conveyed if pid.startswith("regular:")]
+    return ctx.regular.get(given[-1]) if given else None
 
 
 def _size(text: str | None) -> int:

@@ -29,7 +29,7 @@ _KINDS: dict[str, tuple[str, str]] = {
     "taxi": (r"(司机|滴滴|出租|网约车|打车|专车|快车|接机|包车|师傅)",
              r"\b(driver|taxi|cab|uber|lyft|minicab|chauffeur|shuttle|car service|dispatch|ride)\b"),
     "landlord": (r"(房东|物业|中介|业委会|管家|房管|租房|公寓)",
-                 r"\b(landlord|landlady|property|letting|letting agent|estate agent|building management|"
+                 r"\b(landlord|landlady|property|lettings|letting agent|estate agent|building management|"
                  r"management office|superintendent|super|concierge|leasing|tenant|strata|hoa)\b"),
     "work": (r"(同事|领导|老板|经理|主管|人事|hr|公司|部门|团队|客户|项目|猎头|招聘|面试|财务|行政)",
              r"\b(colleague|coworker|co-worker|manager|boss|office|hr|human resources|people team|recruiter|"
@@ -129,12 +129,63 @@ def _roles(text: str) -> frozenset[str]:
     return named_in(_ROLES_RE, text)
 
 
-def who_and_topic(trigger: str) -> tuple[frozenset[str], frozenset[str], str, bool] | None:
-    """A "who calls about what" trigger: (kinds, family roles, the topic phrase or "", the caller
-    must be asking); None when the trigger does not say who calls."""
+# Words that lead or qualify a name in a trigger's who-part ("If my manager Karen calls"): never the name.
+_NOT_NAMES_WORDS = (
+    "if when whenever my our the a an his her their mr mrs ms miss dr doctor mx sir madam i in case from at of "
+    "and or anyone someone somebody boss manager colleague friend"
+)
+_NOT_NAMES = frozenset(_NOT_NAMES_WORDS.split())
+_EN_NAME = re.compile(r"\b[A-Z][a-z]{2,14}\b")
+# A Chinese name the way callers say it: a surname with a title or a familiar prefix (王经理, 李老师, 张总, 老周, 小陈).
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
+    "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_ZH_TITLED = re.compile(rf"(?:老|小)[{_SURNAMES}]|[{_SURNAMES}](?:总|经理|老师|医生|主任|律师|工|姐|哥|阿姨|叔)")
+
+
+def trigger_names(trigger: str) -> frozenset[str]:
+    """The person a trigger names as the caller ("If my manager Karen calls" -> karen, "如果王经理打电话"
+    -> 王经理), lower-cased; empty when it names none. Latin names are read in Chinese triggers too
+    ("如果 Karen 打电话"), so the trigger and the caller may speak different languages."""
     t = trigger.strip()
     m = _WHO_EN.match(t) if t.isascii() else _WHO_ZH.match(t)
-    if m is None or not trigger_who(t):
+    if m is None:
+        return frozenset()
+    who = m.group("who")
+    names = {w.lower() for w in _EN_NAME.findall(who) if w.lower() not in _NOT_NAMES}
+    if not who.isascii():
+        names |= set(_ZH_TITLED.findall(who))
+    return frozenset(names)
+
+
+def _says_name(text: str, names: frozenset[str]) -> bool:
+    """The caller's opening says they are one of ``names`` ("hi it's karen from the office", "我是王经理",
+    "Karen here"), not that they are looking for them ("is Karen there?")."""
+    opening = text[:_INTRO_SPAN].lower()
+    for n in names:
+        e = re.escape(n)
+        if n.isascii():
+            intro = (
+                rf"(^|\b(it'?s|it is|this is|i'?m|i am|my name is) |"
+                rf"^(hi|hello|hey|yes|yeah|oh)[ ,]+((it'?s|this is) )?){e}\b"
+            )
+            if re.search(intro, opening) or re.search(rf"\b{e}\b(,? )?(here|from|calling|speaking)\b", opening):
+                return True
+            if re.search(rf"(我是|我叫|这边是|这里是)\s*{e}\b", opening):
+                return True
+        elif re.search(rf"(我是|我叫|这边是|这里是|^(喂|你好|您好)?[，, ]*){e}|{e}(这边|啊|呀)?[，, ]", opening):
+            return True
+    return False
+
+
+def who_and_topic(trigger: str) -> tuple[frozenset[str], frozenset[str], str, bool, frozenset[str]] | None:
+    """A "who calls about what" trigger: (kinds, family roles, the topic phrase or "", the caller
+    must be asking, the person it names); None when the trigger does not say who calls."""
+    t = trigger.strip()
+    m = _WHO_EN.match(t) if t.isascii() else _WHO_ZH.match(t)
+    names = trigger_names(t)
+    if m is None or not (trigger_who(t) or names):
         return None
     who = m.group("who")
     verb = t[m.end("who") : m.end()].strip()
@@ -143,7 +194,23 @@ def who_and_topic(trigger: str) -> tuple[frozenset[str], frozenset[str], str, bo
         rest = _TOPIC_LEAD_EN.sub("", rest)
     else:
         rest = _TOPIC_TAIL_ZH.sub("", _TOPIC_LEAD_ZH.sub("", rest, count=1))
-    return kinds(who), _roles(who), rest, bool(_ASKS.match(verb))
+    return kinds(who), _roles(who), rest, bool(_ASKS.match(verb)), names
+
+
+# A trigger that is only a kind of call, a sales call ("推销电话", "sales calls", "telemarketers"):
+# any pitch meets it, whatever is sold (renovation, insurance, courses).
+_PITCH_ONLY = re.compile(
+    r"^(?:if|when|whenever|any|a|an|the|it'?s|its|from|如果|要是|万一|是|有|接到|来|的|\s)*"
+    r"(?:推销|销售|营销|电销|广告|骚扰)(?:电话|的|员|人员|来电|打来的|打来|公司)*"
+    r"$|^(?:if|when|whenever|any|a|an|the|it'?s|its|from|\s)*(?:cold[- ]?|sales|telemarket\w*|marketing|spam)"
+    r"(?:\s*(?:calls?|callers?|people|person|rep|reps|pitch(?:es)?|comes?|rings?|in)\b)*\s*$",
+    re.IGNORECASE,
+)
+
+
+def pitch_only(trigger: str) -> bool:
+    """Does the trigger name sales calls of any kind (and nothing more specific)?"""
+    return bool(_PITCH_ONLY.match(trigger.strip(" ,，。.!！?？")))
 
 
 def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (), *, asking: bool = False) -> bool:
@@ -154,15 +221,17 @@ def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (),
     what ("if the school calls about pick-up"): the caller said who they are in this turn or an
     earlier one, and this turn is about that topic ("I'm calling about who's collecting Mia"),
     asking for it when the trigger says "asks"."""
-    from .topics import content, same_topic
+    from .topics import content, same_topic, topics
 
     parsed = who_and_topic(trigger)
     if parsed is None:
         return False
-    who, roles, topic, needs_ask = parsed
+    who, roles, topic, needs_ask, names = parsed
 
     def is_them(text: str) -> bool:
         opening = text[:_INTRO_SPAN]
+        if names:
+            return _says_name(text, names)
         if roles:
             return bool(roles & _roles(opening))
         return bool(who & _DISTINCT & caller_kinds(opening))
@@ -172,4 +241,9 @@ def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (),
     if needs_ask and not asking:
         return False
     said = is_them(utterance) or any(is_them(e) for e in earlier)
-    return said and same_topic(topic, utterance)
+    if said:
+        return same_topic(topic, utterance)
+    # Who is not said, but the errand is theirs and nobody else's ("药店打电话说药到了" and "您订的那个
+    # 药到货了"): the same kind of errand, from a distinct kind of caller, and no other caller named.
+    unnamed = not names and not roles and bool(who & _DISTINCT) and not caller_kinds(utterance) - {"work", "business"}
+    return unnamed and bool(topics(topic) & topics(utterance)) and not any(caller_kinds(e) - who for e in earlier)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .when import day_clash
+
 # Thresholds, tuned on tests/data/trigger_pairs.yaml (see docs/coordinator.md).
 COS_STRONG = 0.93  # accept on the embedding alone (with margin, no focus clash)
 COS_FOCUS = 0.865  # accept when trigger and utterance ask the same thing (where/when/...)
@@ -309,10 +311,11 @@ def match_trigger(
             lex = max(lex, CONTEXT_DISCOUNT * lexical_overlap(cand.trigger, f"{context} {utterance}"))
         scored.append((cos, lex, cand))
     # A trigger asking a different question (where vs when) is never the match.
-    eligible = [s for s in scored if not _focus_clash(s[2].trigger, u_focus)]
+    # Nor one about another day ("明天能不能来上班" vs "今天下午还回公司吗"): a near miss.
+    eligible = [s for s in scored if not _focus_clash(s[2].trigger, u_focus) and not day_clash(s[2].trigger, utterance)]
     if not eligible:
         best_cos = max(s[0] for s in scored)
-        return Match(None, best_cos, 0.0, f"focus clash with every trigger ({sorted(u_focus)})")
+        return Match(None, best_cos, 0.0, f"focus or day clash with every trigger ({sorted(u_focus)})")
     eligible.sort(key=lambda x: x[0] + 0.1 * x[1], reverse=True)
     cos, lex, best = eligible[0]
     runner_up = max((s[0] for s in eligible if s[2] is not best), default=0.0)

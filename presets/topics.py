@@ -46,6 +46,13 @@ _TOPICS: dict[str, tuple[str, str]] = {
     ),
     "parcel": (r"快递|包裹|送货|签收|派件|取件", r"\b(parcel|package|deliver\w*|shipment)\b"),
     "keys": (r"钥匙", r"\bkeys?\b"),
+    # Something ordered or left is in and can be collected (medicine, glasses, a repair, dry cleaning).
+    "ready": (
+        r"到货|(药|货|东西|眼镜|衣服)(已经|现在)?到(了|$)|(可以|能)(过来|来)?(取|拿|领)(了|走)|(修|做|配|洗)好了",
+        r"\b((is|are|has|have)( now)?( come| arrived)? in|in stock|came in|come in|arrived|"
+        r"ready (for|to) (pick\w*|collect\w*)|"
+        r"ready for collection|ready to be (picked|collected)|(is|are) ready)\b",
+    ),
     "school_work": (
         r"成绩|作业|考试|家长会|期末|评语",
         r"\b(grades?|homework|exams?|report card|parent[- ]teacher|conference)\b",

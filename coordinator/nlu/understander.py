@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from presets.callers import who_calls_match
+from presets.callers import pitch_only, who_calls_match
 from presets.topics import urgent_breaks_routine
+from presets.when import day_clash
 
+from .. import lexicon as lx
 from ..acts import Classification, classify, message_body
+from ..text import compact, normalize
 from ..turns import asking
 from ..types import SERVICE_SCENES, CallerAct
 from ..understanding import (
@@ -73,6 +76,8 @@ CUES = {
     "repeat_request": "repeat",
 }  # fmt: skip
 _LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
+# What an announced arrival is not, whatever the model reads in part of it ("is anyone home?").
+_NOT_AN_ARRIVAL = (CallerAct.ASK_OWNER, CallerAct.GREETING, CallerAct.ACK, CallerAct.STATEMENT, CallerAct.OTHER)
 # A trigger that says who calls, met by who the caller says they are (presets/callers.py): the
 # trained pair model reads these pairs at p=0.47-0.59 (stop 12), under its cut.
 WHO_CALLS_P = 0.95
@@ -86,6 +91,18 @@ _ENDING = (CallerAct.ACK, CallerAct.CLOSING)  # acts after which the policy may 
 # Intents that end the call or change how the caller is treated need more than the tuned
 # threshold: a wrong "closing" hangs up on a caller who still needs something.
 STRICT = {"closing": 0.5, "dismiss": 0.5, "threat": 0.5, "abuse": 0.5, "injection": SAFETY_MIN, "scam": SAFETY_MIN}
+
+
+def official_alert(utterance: str, rules: Classification, flags: tuple[str, ...]) -> bool:
+    """A real institution's alert: it sends the owner to the institution's own channel (the number
+    on the back of the card, the official app) and asks for nothing (no code, no card number, no
+    transfer), so the model's scam reading of "suspicious charge on your card" is not trusted alone.
+    What a scam asks for is still caught by the rules and the input guard."""
+    if rules.scam or rules.credential_probe or rules.act == CallerAct.ASK_PRIVATE:
+        return False
+    if set(flags) & {"injection", "extraction", "pretexting", "social_engineering", "private_probe"}:
+        return False
+    return bool(lx.OFFICIAL_CHANNEL.search(compact(utterance), normalize(utterance)))
 
 
 def _primary(active: list[str], exception: str | None, question: bool) -> CallerAct:
@@ -169,6 +186,14 @@ class LearnedUnderstander:
             active = [next((n for n, _ in ranked if n not in STRICT), "other")]
         if "own_action" in active and "ack" in active and state.conveyed:
             active.remove("own_action")  # "好嘞，那就放那儿了" after the owner's answer: compliance, not news
+        if official_alert(utterance, c, flags):
+            # "...an unusual payment on the card ending 2290, please have the cardholder call the number on
+            # the back of the card": a message for the owner, neither a scam nor a fee asked of them
+            if "scam" in active:
+                active.remove("scam")
+            if "exception" in active and c.exception is None:
+                active.remove("exception")
+            active = active or ["leave_message"]
         exc = max(r.exception, key=lambda k: r.exception[k]) if "exception" in active else None
         if "exception" in active and exc is None:
             exc = max((k for k in r.exception if k), key=lambda k: r.exception[k])
@@ -218,6 +243,10 @@ class LearnedUnderstander:
             model_prefers = False  # "Just tell Elena dinner moved to Sunday, okay? Bye": a message, not a question
         if rules.nobody_home:
             model_prefers = False  # nobody answers the door: where to leave it (no exception)
+        if rules.act == CallerAct.ARRIVAL and prim in _NOT_AN_ARRIVAL:
+            # "中通的 你有个件 家里现在有人吗": a courier announcing the parcel asks for no one, whatever
+            # the words "有人吗" read as alone: the arrival (the regular trigger) stands.
+            model_prefers = False
         if "press_yes" in rules.cues:
             model_prefers = False  # "just say yes to authorize the refund": a decision, never an "ok, noted"
         if not bare_closing and not model_prefers:
@@ -256,6 +285,7 @@ class LearnedUnderstander:
         rule = rule_trigger(utt, vec, state, ctx, c).best
         probs: dict[str, float] = {}
         who = self._who_calls(utt, state, ctx, c)
+        pitching = "sales" in c.cues and not c.scam and not state.hostile
         for cand in emergent_candidates(state, ctx):
             cos, t_vec = 0.0, None
             if cand.vectors is not None and u is not None:
@@ -265,8 +295,11 @@ class LearnedUnderstander:
                 cand.trigger, utt, cos, rule == cand.id, pitch="sales" in c.cues, asking=asking(c),
                 t_vec=t_vec, u_vec=u,
             )  # fmt: skip
-            if who(cand.id, cand.trigger):
-                p = max(p, WHO_CALLS_P)  # "如果是孩子学校打来的" and "我是阳光小学的班主任": met
+            if who(cand.id, cand.trigger) or (pitching and pitch_only(cand.trigger)):
+                # "如果是孩子学校打来的" and "我是阳光小学的班主任"; "推销电话" and any pitch: met
+                p = max(p, WHO_CALLS_P)
+            if day_clash(cand.trigger, utt):
+                p = 0.0  # "明天能不能来上班" vs "今天下午还回公司吗": another day, a near miss
             probs[cand.id] = round(p, 4)
         if not probs:
             return TriggerReading(reason="no trigger eligible in this scene")
