@@ -3,7 +3,7 @@ confirmed with the caller; and the one-time request for a repeat on a low-confid
 
 Pure (no I/O), like the rest of the coordinator. The policy calls four functions:
 
-- :func:`ask_repeat` before anything else on a voice turn: below the recognition
+- :func:`ask_repeat` (:mod:`coordinator.confidence`) before anything else on a voice turn: below the recognition
   confidence threshold the assistant asks once for a repeat instead of acting on a guess
   (never twice in a row);
 - :func:`answer` when a read-back is pending: the caller's yes confirms, a no or a
@@ -24,13 +24,15 @@ captured nor read back: reading it out would confirm it to whoever recited it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from safety._numerals import numerals_to_digits
 
+from .confidence import LOW_CONFIDENCE as LOW_CONFIDENCE
+from .confidence import ask_repeat as ask_repeat
+from .confidence import low_confidence as low_confidence
 from .spoken_numbers import (
     Value,
     apply_correction,
@@ -49,9 +51,6 @@ from .templates import KIND_WORD, READBACK, READBACK_KIND
 from .text import pronouns
 from .types import Act, CallContext, CallState
 
-# Whisper's geometric-mean token probability, exp(avg_logprob), below which a turn is
-# asked again: avg log-prob < -0.55, chosen on the dev split (docs/voice.md).
-LOW_CONFIDENCE = math.exp(-0.55)
 # Read-backs of one value at most: the first, one after a correction, and for digits
 # (numbers, codes) one more after the caller said no twice and was asked digit by digit.
 MAX_READBACKS = 3
@@ -94,30 +93,6 @@ class Reply:
     act: Act
     text: str
     end: bool = False
-
-
-# ----------------------------------------------------------- confidence ----
-
-
-def low_confidence(asr_confidence: float | None) -> bool:
-    return asr_confidence is not None and asr_confidence < LOW_CONFIDENCE
-
-
-def ask_repeat(state: CallState, asr_confidence: float | None, utt: str = "") -> bool:
-    """True: ask the caller to repeat this turn (once in a row; the next one is acted on).
-    A short goodbye ("okay thanks bye", 「好 拜拜」) is never asked again, however unsure
-    the recognizer: asking a caller who is hanging up to repeat keeps the call open."""
-    if low_confidence(asr_confidence) and not state.repeat_asked and not _goodbye(utt):
-        state.repeat_asked = True
-        return True
-    state.repeat_asked = False
-    return False
-
-
-def _goodbye(utt: str) -> bool:
-    norm = normalize(utt)
-    short = len(re.findall(r"[a-z']+", norm)) <= 6 and len(re.findall(r"[\u4e00-\u9fff]", norm)) <= 8
-    return short and bool(_CLOSING.search(norm))
 
 
 # ------------------------------------------------------------- capture ----
