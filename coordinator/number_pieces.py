@@ -31,10 +31,13 @@ _FILLER = re.compile(
     r"ok|okay|so|um|uh|er|area|code|got|it|you|that|right|yes|yeah|plus|dash|digits?|ends?|in|with|on|me|at)\b"
     r"|我的?|的|手机号?|电话|号码|是|然后|后面|最后|接着|再|前面|开头|嗯|呃|那个|[三四]位|号|好的?|对"
 )
+# "Did you get my number?" / 「我的号码你记下了吗」: the caller's own number, asked of the
+# assistant (not "can you read me the code on your phone", not "do you have the number").
 _ASKS_KEPT = re.compile(
-    r"\b(?:got|get|have|take|took|catch|caught|hear|heard|write|wrote)\b[^.?!]{0,24}"
-    r"\b(?:my|the|that|this) (?:number|phone number|cell|digits)\b|\bmy number (?:right|down)\b"
-    r"|(?:号码|电话|手机号?)[^。？?]{0,6}(?:记|听|收)(?:下|到|清|全|住)|(?:记|听)(?:下|到|清楚|全)[^。？?]{0,4}(?:号码|电话)"
+    r"\byou\b[^.?!]{0,16}\b(?:got|get|have|take|took|catch|caught|hear|heard|write|wrote)\b[^.?!]{0,12}"
+    r"\bmy (?:number|phone number|cell|mobile|digits)\b"
+    r"|我的?(?:号码|电话|手机号?)[^。？?]{0,4}(?:你|您)[^。？?]{0,3}(?:记|听)(?:下|到|清|全|住)"
+    r"|(?:你|您)[^。？?]{0,3}(?:记|听)(?:下|到|清楚|全|住)了?我的?(?:号码|电话|手机号?)"
 )
 _CHECK = re.compile(r"\b(?:got (?:it|that)|right|okay|ok)\s*\?|记下了吗|记住了吗|对吗|听清了吗")
 

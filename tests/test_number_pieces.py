@@ -149,3 +149,14 @@ def test_low_confidence_goodbye_closes_the_call() -> None:
     call.say("Hi, it's the courier, I left the box with your neighbour.")
     d = call.co.decide(call.state, call.ctx, "the box is with number twelve", None, asr_confidence=0.3)
     assert d.act == Act.ASK_REPEAT  # the threshold still holds for anything else
+
+
+def test_asking_for_a_code_or_someone_elses_number_is_not_did_you_get_my_number() -> None:
+    zh = Call(owner="周女士", lang="zh")
+    zh.say("喂，快递，这个件要本人签收，麻烦她回个电话")
+    d = zh.say("那你能把手机上收到的那个签收码报给我吗？")
+    assert d.act != Act.READ_BACK and "号码" not in d.text
+    en = Call(owner="Rita", lang="en")
+    en.say("Hi, it's the dentist's office, Rita can call us back.")
+    d = en.say("Do you have the number for her work?")
+    assert d.act != Act.READ_BACK
