@@ -28,8 +28,9 @@ _MAX = 13  # digits: a number with its country code; more is a new start
 # Words a caller says around the digits of a piece; anything else makes it a normal turn.
 _FILLER = re.compile(
     r"\b(?:it's|its|it is|that's|thats|my|the|number|phone|cell|mobile|is|and|then|next|last|first|part|rest|"
-    r"ok|okay|so|um|uh|er|area|code|got|it|you|that|right|yes|yeah|plus|dash|digits?|ends?|in|with|on|me|at)\b"
-    r"|我的?|的|手机号?|电话|号码|是|然后|后面|最后|接着|再|前面|开头|嗯|呃|那个|[三四]位|号|好的?|对"
+    r"ok|okay|so|um|uh|er|area|code|got|it|you|that|this|right|yes|yeah|yep|sure|alright|well|now|please|"
+    r"here|ready|plus|dash|digits?|ends?|in|with|on|me|at)\b"
+    r"|我的?|的|手机号?|电话|号码|是|然后|后面|最后|接着|再|前面|开头|嗯|呃|啊|吧|呢|了|那个|就是|[三四]位|号|好的?|对|行|记一下"
 )
 # "Did you get my number?" / 「我的号码你记下了吗」: the caller's own number, asked of the
 # assistant (not "can you read me the code on your phone", not "do you have the number").
@@ -55,7 +56,7 @@ def _is_piece(utt: str) -> bool:
     rest = re.sub(r"不对|哦|说错了|no wait|wait|sorry|i mean|actually", " ", rest)
     words = re.findall(r"[a-z']+", rest)
     han = re.findall(r"[\u4e00-\u9fff]", rest)
-    return len(words) <= 1 and len(han) <= 2
+    return not words and len(han) <= 1
 
 
 def _wants_number(state: CallState, norm: str) -> bool:

@@ -160,3 +160,14 @@ def test_asking_for_a_code_or_someone_elses_number_is_not_did_you_get_my_number(
     en.say("Hi, it's the dentist's office, Rita can call us back.")
     d = en.say("Do you have the number for her work?")
     assert d.act != Act.READ_BACK
+
+
+def test_a_room_or_a_count_is_not_a_piece_of_a_number() -> None:
+    en = Call(owner="Rita", lang="en")
+    en.say("Hi, it's Dana from the clinic, Rita should call me back.")
+    d = en.say("room 305")
+    assert "305, got it" not in d.text and en.state.pieces is None
+    zh = Call(owner="周女士", lang="zh")
+    zh.say("麻烦让她回我电话")
+    d = zh.say("房间305")
+    assert "请继续" not in d.text and "接着说" not in d.text and zh.state.pieces is None
