@@ -73,7 +73,19 @@ def _complete(d: str, lang: str) -> bool:
 
 
 def _spoken(pieces: list[str]) -> str:
-    return " ".join(pieces)
+    """The digits so far as heard, in the caller's groups; a long run in phone groups
+    (206841 -> 206 841, 1382460 -> 138 2460)."""
+    out: list[str] = []
+    for p in pieces:
+        sizes = (3, 4, 4) if p.startswith("1") else (3, 3, 4)
+        i = 0
+        for size in sizes if len(p) > 4 else ():
+            if i < len(p):
+                out.append(p[i : i + size])
+                i += size
+        if i < len(p):
+            out.append(p[i:])
+    return " ".join(out)
 
 
 def take(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
@@ -91,10 +103,14 @@ def take(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     before = held.get("digits", "")
     if not held and (len(digits) < 3 or not _wants_number(state, norm)):
         return None
+    if before and len(digits) > len(before) and digits.startswith(before):
+        before = ""  # "503" then "503 555": the caller started again from the top
     now = corrected(before, utt)
     if len(now) > _MAX:
         before, now = "", corrected("", utt)
-    pieces = [*held["pieces"], digits] if before and now == before + digits else [now]
+    runs = digit_runs(digit_text(utt, sounds=True))  # the groups as said: "206, 841"
+    kept = held.get("pieces", []) if before else []
+    pieces = [*kept, *runs] if now == before + digits else [now]
     heard = (held.get("heard", "") + " | " + utt if held else utt)[-HEARD_MAX:]
     state.pieces = {"digits": now, "pieces": pieces, "heard": heard}
     if _complete(now, state.lang) or (_CHECK.search(norm) and len(now) >= _WHOLE_MIN):

@@ -171,3 +171,13 @@ def test_a_room_or_a_count_is_not_a_piece_of_a_number() -> None:
     zh.say("麻烦让她回我电话")
     d = zh.say("房间305")
     assert "请继续" not in d.text and "接着说" not in d.text and zh.state.pieces is None
+
+
+def test_a_caller_who_starts_again_from_the_top_is_not_appended() -> None:
+    call = Call(owner="Rita", lang="en")
+    call.say("This is Omar, can Rita call me back?")
+    call.say("it's two oh six")
+    d = call.say("two oh six, eight four one")
+    assert "206 841" in d.text and "206 206" not in d.text
+    d = call.say("seven seven oh nine")
+    assert "206 841 7709" in d.text and call.record.callback_number == "2068417709"
