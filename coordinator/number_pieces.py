@@ -103,6 +103,8 @@ def take(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     before = held.get("digits", "")
     if not held and (len(digits) < 3 or not _wants_number(state, norm)):
         return None
+    if not held and len(digits) >= _WHOLE_MIN and names_callback(norm):
+        return None  # "我的手机1595010361": a number in one turn, :func:`readback.offer`'s
     if before and len(digits) > len(before) and digits.startswith(before):
         before = ""  # "503" then "503 555": the caller started again from the top
     now = corrected(before, utt)
