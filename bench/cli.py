@@ -261,7 +261,8 @@ def bench_readback(
 ) -> None:
     """Callback numbers over the realistic line: exact before and after the read-back
     (real Whisper, real coordinator, a caller who says no and repeats when it is wrong)."""
-    from .readback_bench import SETS, run_readback_bench
+    from .readback_bench import run_readback_bench
+    from .readback_caller import SETS
 
     if case_set not in SETS:
         raise typer.BadParameter(f"one of {', '.join(SETS)}", param_hint="--set")

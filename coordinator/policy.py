@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from . import readback
+from . import number_pieces, readback
 from .general import general
 from .owner_goal import infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
@@ -124,7 +124,7 @@ class Coordinator:
                 # misheard ("喂？喂？" -> "way way sir"). Ask again; relay and record nothing.
                 return reply(state, ctx, Act.CLARIFY, CallerAct.OTHER, Relation.NONE)
             state.lang = lang
-        if readback.ask_repeat(state, asr_confidence):  # unsure what was said: ask once, act on nothing
+        if readback.ask_repeat(state, asr_confidence, utt):  # unsure what was said: ask once, act on nothing
             return reply(state, ctx, Act.ASK_REPEAT, CallerAct.OTHER, Relation.NONE)
         awaiting = state.awaiting
         state.scene_scores, state.scene = update_scene(state.scene_scores, utt, ctx.scene_hint, state.scene)
@@ -134,6 +134,9 @@ class Coordinator:
             if ans is not None:
                 return decision(state, ans.act, CallerAct.STATEMENT, Relation.NONE, ans.text, end=ans.end)
             state.readback = None
+        piece = number_pieces.take(state, ctx, utt) if not set(flags) & _BLOCKING_INPUT else None
+        if piece is not None:  # a number given in pieces, or "did you get my number?"
+            return decision(state, piece.act, CallerAct.STATEMENT, Relation.NONE, piece.text, end=piece.end)
         u = understanding or self.understander.understand(
             utt, state=state, ctx=ctx, vec=vec, asr_confidence=asr_confidence, flags=flags
         )
@@ -157,7 +160,8 @@ class Coordinator:
         # (A repeat request, "你说啥 信号不好", is the same reply again: nothing new to record.)
         relay = self._relays(state, u, d.act) and not d.slots.get("repeat")
         record_outcome(state, utt, u, d.act, flags, relay=relay)
-        rb = readback.offer(state, ctx, utt, d.act, d.text, end=d.end_call, awaiting=awaiting)
+        carried = number_pieces.stop(state, ctx)
+        rb = readback.offer(state, ctx, utt, d.act, d.text, end=d.end_call, awaiting=awaiting, carried=carried)
         if rb is not None:
             d = decision(state, rb.act, u.act, d.relation, rb.text, end=rb.end, flags=flags)
         second = u.slots.get("message")

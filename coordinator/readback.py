@@ -3,7 +3,7 @@ confirmed with the caller; and the one-time request for a repeat on a low-confid
 
 Pure (no I/O), like the rest of the coordinator. The policy calls four functions:
 
-- :func:`ask_repeat` before anything else on a voice turn: below the recognition
+- :func:`ask_repeat` (:mod:`coordinator.confidence`) before anything else on a voice turn: below the recognition
   confidence threshold the assistant asks once for a repeat instead of acting on a guess
   (never twice in a row);
 - :func:`answer` when a read-back is pending: the caller's yes confirms, a no or a
@@ -24,13 +24,15 @@ captured nor read back: reading it out would confirm it to whoever recited it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from safety._numerals import numerals_to_digits
 
+from .confidence import LOW_CONFIDENCE as LOW_CONFIDENCE
+from .confidence import ask_repeat as ask_repeat
+from .confidence import low_confidence as low_confidence
 from .spoken_numbers import (
     Value,
     apply_correction,
@@ -43,18 +45,16 @@ from .spoken_numbers import (
     find_time,
     group,
     normalize,
+    self_correction,
 )
 from .templates import KIND_WORD, READBACK, READBACK_KIND
 from .text import pronouns
 from .types import Act, CallContext, CallState
 
-# Whisper's geometric-mean token probability, exp(avg_logprob), below which a turn is
-# asked again: avg log-prob < -0.55, chosen on the dev split (docs/voice.md).
-LOW_CONFIDENCE = math.exp(-0.55)
 # Read-backs of one value at most: the first, one after a correction, and for digits
 # (numbers, codes) one more after the caller said no twice and was asked digit by digit.
 MAX_READBACKS = 3
-_HEARD_MAX = 200
+HEARD_MAX = 200
 
 _NO_READBACK_ACTS = {
     Act.SAFE_REFUSAL, Act.DEFLECT_PRIVATE, Act.DECLINE_SALES, Act.CONVEY_PRESET, Act.CLARIFY,
@@ -82,6 +82,7 @@ _THEIR_NUMBER = re.compile(
 _NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
 _AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
+_QUESTION_END = re.compile(r"[?？]\s*$")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
 
@@ -94,26 +95,10 @@ class Reply:
     end: bool = False
 
 
-# ----------------------------------------------------------- confidence ----
-
-
-def low_confidence(asr_confidence: float | None) -> bool:
-    return asr_confidence is not None and asr_confidence < LOW_CONFIDENCE
-
-
-def ask_repeat(state: CallState, asr_confidence: float | None) -> bool:
-    """True: ask the caller to repeat this turn (once in a row; the next one is acted on)."""
-    if low_confidence(asr_confidence) and not state.repeat_asked:
-        state.repeat_asked = True
-        return True
-    state.repeat_asked = False
-    return False
-
-
 # ------------------------------------------------------------- capture ----
 
 
-def _private(value: str, ctx: CallContext) -> bool:
+def private(value: str, ctx: CallContext) -> bool:
     """Is ``value`` (or six digits of it) one of the owner's private numbers?"""
     v = value.lstrip("+")
     for _, fact in ctx.private_facts:
@@ -130,7 +115,7 @@ def _private(value: str, ctx: CallContext) -> bool:
 # ------------------------------------------------------------- reading ----
 
 
-def _phrase(items: list[dict[str, Any]], lang: str, *, spell: bool = False) -> str:
+def phrase(items: list[dict[str, Any]], lang: str, *, spell: bool = False) -> str:
     """The values as read back; ``spell``: digit by digit, group by group (1 3 9，1 2 3 4，…)."""
     words = [READBACK_KIND[lang][it["kind"]].format(v=_spoken(it, lang, spell)) for it in items]
     return ("，" if lang == "zh" else " and ").join(words)
@@ -143,7 +128,7 @@ def _spoken(item: dict[str, Any], lang: str, spell: bool) -> str:
     return ("，" if lang == "zh" else ", ").join(" ".join(g) for g in grouped.split())
 
 
-def _render(key: str, state: CallState, ctx: CallContext, **slots: str) -> str:
+def render(key: str, state: CallState, ctx: CallContext, **slots: str) -> str:
     lang = state.lang
     variants = READBACK[key][lang]
     counter = f"readback:{key}"
@@ -172,7 +157,7 @@ def _pending_items(state: CallState) -> list[dict[str, Any]]:
     return [state.record.captured[i] for i in pending.get("items", []) if i < len(state.record.captured)]
 
 
-def _sync_callback(state: CallState) -> None:
+def sync_callback(state: CallState) -> None:
     for it in reversed(state.record.captured):
         if it["kind"] == "callback":
             state.record.callback_number = it["value"]
@@ -181,19 +166,28 @@ def _sync_callback(state: CallState) -> None:
 
 
 def offer(
-    state: CallState, ctx: CallContext, utt: str, act: Act, said: str, *, end: bool, awaiting: str | None
+    state: CallState,
+    ctx: CallContext,
+    utt: str,
+    act: Act,
+    said: str,
+    *,
+    end: bool,
+    awaiting: str | None,
+    carried: list[int] | None = None,
 ) -> Reply | None:
     """After the normal decision of a turn: capture the values the caller gave and, if any
     is new, read them back (the decision's own wording gives way; a goodbye waits for the
-    caller's answer)."""
+    caller's answer). ``carried``: items captured earlier this turn to read back too (a
+    number given in pieces, :mod:`coordinator.number_pieces`)."""
     if state.hostile or state.sales_count:
         return None
     echoed = _assistant_values(state)
     found = extract(utt, state.lang, callback_context=awaiting in ("message", "callback"))
-    values = [v for v in found if not _private(v.value, ctx) and (v.kind, v.value) not in echoed]
+    values = [v for v in found if not private(v.value, ctx) and (v.kind, v.value) not in echoed]
     if act in _NO_READBACK_ACTS and not (act == Act.DEFLECT_PRIVATE and _own_number(utt, ctx, values)):
         return None
-    new: list[int] = []
+    new: list[int] = list(carried or [])
     for v in values:
         same = next(
             (i for i, it in enumerate(state.record.captured) if it["kind"] == v.kind and it["value"] == v.value), None
@@ -202,24 +196,27 @@ def offer(
             state.record.captured[same]["confirmed"] = True  # said again, the same: that is a confirmation
             continue
         state.record.captured.append(
-            {"kind": v.kind, "heard": utt[:_HEARD_MAX], "value": v.value, "confirmed": False, "readbacks": 1}
+            {"kind": v.kind, "heard": utt[:HEARD_MAX], "value": v.value, "confirmed": False, "readbacks": 1}
         )
         new.append(len(state.record.captured) - 1)
-    _sync_callback(state)
+    sync_callback(state)
     if not new:
         return _ask_number(state, ctx, utt, found, said, act)
     items = [state.record.captured[i] for i in new]
     if end and _CLOSING.search(normalize(utt)):
         # "..., thanks, bye": the caller is leaving. The number is read back in the goodbye
         # (they hear it, and can still object), kept unconfirmed.
-        return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, state.lang)), end=True)
+        return Reply(Act.CLOSE_CONFIRM, render("bye", state, ctx, what=phrase(items, state.lang)), end=True)
     state.readback = {"items": new, "count": 1, "asked": False, "close": end}
-    text = _render("ask", state, ctx, what=_phrase(items, state.lang))
+    text = render("ask", state, ctx, what=phrase(items, state.lang))
     sep = "" if state.lang == "zh" else " "
-    if act in (Act.RELAY_EXCEPTION, Act.DEFER_DECISION):
-        text = said + sep + text  # the relay is said too; the number checked
-    elif act in _NOTED_ACTS:
-        text = _render("noted", state, ctx) + sep + text  # "I'll pass it on. That's 3 pm, right?"
+    if act in (Act.RELAY_EXCEPTION, Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
+        text = said + sep + text  # the relay (or the question's answer) is said too; the number checked
+    elif act in _NOTED_ACTS or (said and any(it["kind"] in ("time", "amount") for it in items)):
+        # "I'll pass it on. That's 3 pm, right?": a time in a notice ("water is off Thursday
+        # at 9, and we need to read your meter") is read back without swallowing the rest
+        # of the turn: it is taken down and said so (the message is recorded either way).
+        text = (said if not _QUESTION_END.search(said) else render("noted", state, ctx)) + sep + text
     state.closing = False  # the goodbye waits until the caller has answered
     return Reply(Act.READ_BACK, text)
 
@@ -247,9 +244,9 @@ def _ask_number(state: CallState, ctx: CallContext, utt: str, found: list[Value]
         or state.variant_counter.get("readback:ask_number")
     ):
         return None
-    state.readback = {"items": [], "want": "callback", "heard": utt[:_HEARD_MAX], "count": 0, "asked": True}
+    state.readback = {"items": [], "want": "callback", "heard": utt[:HEARD_MAX], "count": 0, "asked": True}
     state.closing = False
-    text = _render("ask_number", state, ctx)
+    text = render("ask_number", state, ctx)
     return Reply(Act.READ_BACK, (said + ("" if state.lang == "zh" else " ") + text) if act in _NOTED_ACTS else text)
 
 
@@ -265,7 +262,10 @@ def _correction(items: list[dict[str, Any]], utt: str, lang: str) -> tuple[dict[
             return it, time, time
         if it["kind"] == "amount" and amount:
             return it, amount, amount
-    runs = correction_runs(utt)
+    split = self_correction(utt)  # "五六七八 哦不对 最后是五六七九": the words after the correction
+    runs = correction_runs(split[1]) if split else correction_runs(utt)
+    if split:
+        norm = normalize(split[1])
     digits_items = [it for it in items if it["kind"] in ("callback", "code")]
     if runs and digits_items:
         it, said = digits_items[0], max(runs, key=len)
@@ -314,30 +314,30 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     limit = MAX_READBACKS if items[0]["kind"] in ("callback", "code") else MAX_READBACKS - 1
     if correction is not None:
         it, value, _ = correction
-        if _private(value, ctx):
+        if private(value, ctx):
             return _give_up(state, ctx, close)  # the owner's number, recited: never read back
         it["value"] = value
-        it["heard"] = (it["heard"] + " | " + utt)[-_HEARD_MAX:]
-        _sync_callback(state)
+        it["heard"] = (it["heard"] + " | " + utt)[-HEARD_MAX:]
+        sync_callback(state)
         if _CLOSING.search(norm):  # "对，改到十点，拜拜": read back in the goodbye, kept unconfirmed
             state.readback, state.closing = None, True
-            return Reply(Act.CLOSE_CONFIRM, _render("bye", state, ctx, what=_phrase(items, lang)), end=True)
+            return Reply(Act.CLOSE_CONFIRM, render("bye", state, ctx, what=phrase(items, lang)), end=True)
     if spell:  # no twice: ask for it digit by digit, and read it back that way
         state.readback = {**pending, "nos": nos, "asked": True, "digits": True}
-        return Reply(Act.READ_BACK, _render("digit_by_digit", state, ctx, what=KIND_WORD[lang][items[0]["kind"]]))
+        return Reply(Act.READ_BACK, render("digit_by_digit", state, ctx, what=KIND_WORD[lang][items[0]["kind"]]))
     if correction is not None:
         if pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
         it["readbacks"] = it.get("readbacks", 1) + 1
         state.readback = {**pending, "nos": nos, "count": pending.get("count", 1) + 1, "asked": False}
-        what = _phrase(_pending_items(state), lang, spell=bool(pending.get("digits")))
-        return Reply(Act.READ_BACK, _render("again", state, ctx, what=what))
+        what = phrase(_pending_items(state), lang, spell=bool(pending.get("digits")))
+        return Reply(Act.READ_BACK, render("again", state, ctx, what=what))
     if no:
         if pending.get("asked") or pending.get("digits") or pending.get("count", 1) >= limit:
             return _give_up(state, ctx, close)
         state.readback = {**pending, "nos": nos, "asked": True}
         what = KIND_WORD[lang][items[0]["kind"]]
-        return Reply(Act.READ_BACK, _render("say_again", state, ctx, what=what))
+        return Reply(Act.READ_BACK, render("say_again", state, ctx, what=what))
     state.readback = None  # the caller moved on: no nagging, the value stays unconfirmed
     return None
 
@@ -345,7 +345,7 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
 def _confirmed(state: CallState, ctx: CallContext, items: list[dict[str, Any]], norm: str, close: bool) -> Reply | None:
     for it in items:
         it["confirmed"] = True
-    _sync_callback(state)
+    sync_callback(state)
     state.readback = None
     pieces = [p for p in _PIECES.split(norm) if p]
     bye = any(_CLOSING.search(p) for p in pieces)
@@ -356,28 +356,26 @@ def _confirmed(state: CallState, ctx: CallContext, items: list[dict[str, Any]], 
     thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
     if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
         state.closing = True
-        return Reply(Act.CLOSE_CONFIRM, _render("confirmed_bye", state, ctx), end=True)
-    return Reply(Act.ACKNOWLEDGE, _render("confirmed", state, ctx))
+        return Reply(Act.CLOSE_CONFIRM, render("confirmed_bye", state, ctx), end=True)
+    return Reply(Act.ACKNOWLEDGE, render("confirmed", state, ctx))
 
 
 def _wanted(state: CallState, ctx: CallContext, utt: str, pending: dict[str, Any]) -> Reply | None:
     """The answer to "I didn't get the whole number, could you say it again?": the number
     is captured and read back, or (nothing heard again) the call moves on."""
     values = [
-        v
-        for v in extract(utt, state.lang, callback_context=True)
-        if v.kind == "callback" and not _private(v.value, ctx)
+        v for v in extract(utt, state.lang, callback_context=True) if v.kind == "callback" and not private(v.value, ctx)
     ]
     if not values:
         return None
-    heard = (pending.get("heard", "") + " | " + utt)[-_HEARD_MAX:]  # both tries, as heard
+    heard = (pending.get("heard", "") + " | " + utt)[-HEARD_MAX:]  # both tries, as heard
     state.record.captured.append(
         {"kind": "callback", "heard": heard, "value": values[0].value, "confirmed": False, "readbacks": 1}
     )
-    _sync_callback(state)
+    sync_callback(state)
     index = len(state.record.captured) - 1
     state.readback = {"items": [index], "count": 1, "asked": False, "close": False}
-    return Reply(Act.READ_BACK, _render("ask", state, ctx, what=_phrase([state.record.captured[index]], state.lang)))
+    return Reply(Act.READ_BACK, render("ask", state, ctx, what=phrase([state.record.captured[index]], state.lang)))
 
 
 def _give_up(state: CallState, ctx: CallContext, close: bool) -> Reply:
@@ -385,5 +383,5 @@ def _give_up(state: CallState, ctx: CallContext, close: bool) -> Reply:
     state.readback = None
     if close:
         state.closing = True
-        return Reply(Act.CLOSE_CONFIRM, _render("unconfirmed_bye", state, ctx), end=True)
-    return Reply(Act.ACKNOWLEDGE, _render("unconfirmed", state, ctx))
+        return Reply(Act.CLOSE_CONFIRM, render("unconfirmed_bye", state, ctx), end=True)
+    return Reply(Act.ACKNOWLEDGE, render("unconfirmed", state, ctx))

@@ -66,6 +66,10 @@ _SOUNDS = {
 }  # fmt: skip
 _SOUND_RUN = re.compile("[0-9零〇○洞一幺壹二两贰三叁四肆五伍六陆七柒拐八捌九玖勾" + "".join(_SOUNDS) + r"]{4,}")
 _CHANGE = re.compile(r"改到|改成|换到|推迟到|提前到|推到|\b(?:moved to|changed to|pushed to|push it to)\b")
+_TIME_RANGE = re.compile(
+    r"\d{1,2}\s*点[^，。,.!?！？]{0,4}?(?:到|至|-|~)\s*(?:上午|中午|下午|傍晚|晚上)?\s*\d{1,2}\s*点"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\s*(?:to|until|till|through|-)\s*\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?|o'clock)"
+)
 _STOP = re.compile(r"[。.!?！？;；]")
 _ZH_ONE = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _SELF_CORRECT = re.compile(
@@ -87,6 +91,11 @@ _MERGED_MAX = 13  # digits: a phone number with its country code (pieces are nev
 class Value:
     kind: str  # "callback" | "code" | "amount" | "time"
     value: str  # digits; amounts "12.50", times "15:30"
+
+
+def names_callback(norm: str) -> bool:
+    """Does the (normalized) turn speak of a number to call back ("call me back", 回电)?"""
+    return bool(_CALLBACK_WORDS.search(norm))
 
 
 def normalize(text: str) -> str:
@@ -204,17 +213,49 @@ def digit_runs(norm: str, *, merge: bool = False) -> list[str]:
     return [d for _, _, d in reversed(spans)]
 
 
-def _after_self_correction(utt: str) -> str:
-    """A caller who corrects themselves inside the turn ("139 0123 4567, no wait, 4678 at
-    the end" / "哦不对不对 是…"): the words after the last correction, when they hold a
-    whole number; else the whole turn."""
+def self_correction(utt: str) -> tuple[str, str] | None:
+    """(the words before the caller's last self-correction, the words after it), when the
+    words after it hold digits ("五六七八 哦不对 最后是五六七九"); else None."""
     last = None
     for m in _SELF_CORRECT.finditer(utt):
         last = m
-    if last is None:
+    if last is None or not re.search(r"\d", digit_text(utt[last.end() :], sounds=True)):
+        return None
+    return utt[: last.start()], utt[last.end() :]
+
+
+def corrected(before: str, utt: str) -> str:
+    """``before`` (digits already heard) with the caller's self-correction in ``utt``
+    applied: a whole number said again replaces it, a part replaces the digits it
+    corrects ("最后是五六七九": the last four); without a correction, the digits added."""
+    split = self_correction(utt)
+    said = "".join(digit_runs(digit_text(split[0] if split else utt, sounds=True)))
+    heard = before + said
+    if split is None:
+        return heard
+    part = "".join(digit_runs(digit_text(split[1], sounds=True)))
+    if not heard or len(part) >= len(heard):
+        return part
+    return apply_correction(heard, part, normalize(split[1]))
+
+
+def _after_self_correction(utt: str) -> str:
+    """A caller who corrects themselves inside the turn ("139 0123 4567, no wait, 4678 at
+    the end" / "哦不对不对 是…"): the words after the last correction when they hold a
+    whole number; the number before it with the part corrected ("139 1234 5678 哦不对
+    最后是5679"); else the whole turn."""
+    split = self_correction(utt)
+    if split is None:
         return utt
-    tail = utt[last.end() :]
-    return tail if any(len(r.lstrip("+")) >= 7 for r in digit_runs(digit_text(tail), merge=True)) else utt
+    head, tail = split
+    if any(len(r.lstrip("+")) >= 7 for r in digit_runs(digit_text(tail), merge=True)):
+        return tail
+    runs = digit_runs(digit_text(head, sounds=True), merge=True)
+    whole = max(runs, key=len, default="")
+    if len(whole.lstrip("+")) < 7:
+        return utt
+    part = "".join(digit_runs(digit_text(tail, sounds=True)))
+    return whole if len(part) >= len(whole.lstrip("+")) else apply_correction(whole, part, normalize(tail))
 
 
 def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Value]:
@@ -223,6 +264,8 @@ def extract(utt: str, lang: str, *, callback_context: bool = False) -> list[Valu
     found: list[Value] = []
     time = find_time(norm, lang)
     amount = find_amount(norm)
+    if time and not _CHANGE.search(norm) and _TIME_RANGE.search(norm):
+        time = None  # "周四上午9点到下午1点停水": a span in a notice, relayed as said, not one time
     if time:
         found.append(Value("time", time))
     if amount:
@@ -289,7 +332,7 @@ def group(value: str, kind: str, lang: str) -> str:
         suffix = " pm" if h >= 12 else ""
         return f"{h - 12 if h > 12 else h}:{m:02d}{suffix}"
     if kind == "amount":
-        return f"{value}元" if lang == "zh" else f"${value}"
+        return _yuan(value) if lang == "zh" else f"${value}"
     plus = "+" if value.startswith("+") else ""
     d = value.lstrip("+")
     if kind == "code" or len(d) < 7:
@@ -313,3 +356,14 @@ def _groups(d: str, size: int) -> str:
     head = len(d) % size or size
     parts = [d[:head]] + [d[i : i + size] for i in range(head, len(d), size)]
     return " ".join(parts)
+
+
+def _yuan(value: str) -> str:
+    """An amount as said in Mandarin: 15块, 12块5, 12块3毛5, 8块零5分 (not "15.00元")."""
+    whole, _, cents = value.partition(".")
+    jiao, fen = (int(c) for c in (cents + "00")[:2])
+    if not jiao and not fen:
+        return f"{whole}块"
+    if not fen:
+        return f"{whole}块{jiao}"
+    return f"{whole}块{jiao}毛{fen}" if jiao else f"{whole}块零{fen}分"

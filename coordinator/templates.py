@@ -265,6 +265,18 @@ READBACK: T = {
         "zh": ["不好意思，号码我没听全，您能再说一遍吗？"],
         "en": ["Sorry, I didn't get the whole number. Could you say it again?"],
     },
+    "piece": {
+        "zh": ["{what}，好的，您接着说。", "嗯，{what}，请继续。"],
+        "en": ["{what}, got it. Go on.", "Okay, {what}. And then?"],
+    },
+    "number_so_far": {
+        "zh": ["我这边记到的是 {what}，后面还有吗？"],
+        "en": ["So far I have {what}. What's the rest?"],
+    },
+    "no_number_yet": {
+        "zh": ["我这边还没有记到您的号码，您能说一下吗？"],
+        "en": ["I don't have your number yet. Could you give it to me?"],
+    },
     "confirmed": {
         "zh": ["好的，记下了，我会转告{owner}。还有别的事吗？", "好的，没问题，我记下了。还有其他需要吗？"],
         "en": ["Great, I've got that down for {owner}. Anything else?", "Perfect, noted. Is there anything else?"],

@@ -172,6 +172,7 @@ class CallState:
     last_act: str | None = None
     variant_counter: dict[str, int] = field(default_factory=dict)
     readback: dict[str, Any] | None = None  # a read-back awaiting the caller's answer (coordinator.readback)
+    pieces: dict[str, Any] | None = None  # a callback number being given in pieces (coordinator.number_pieces)
     repeat_asked: bool = False  # the previous turn asked for a repeat (low recognition confidence)
     record: OwnerRecord = field(default_factory=OwnerRecord)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from coordinator.types import CallState, Decision
 
 from .realizers import Realization
-from .records import Intervention, TurnRecord
+from .records import CallRecord, Intervention, TurnRecord
 from .session_guard import join_sentences
 
 
@@ -149,3 +149,10 @@ def _unconvey(state: CallState, preset_id: str) -> None:
 def _realizer_label(realization: Realization) -> str:
     """ "llm", "template", or "template:<why>" when the template stood in for the LLM."""
     return realization.source if not realization.fallback else f"{realization.source}:{realization.fallback}"
+
+
+def history_of(record: CallRecord) -> list[tuple[str | None, str]]:
+    """The coordinator's history (caller words, assistant words heard), from the record's
+    turns: the greeting, then each committed turn as the caller heard it."""
+    said = [(t.caller_text, t.spoken if t.cut is not None else t.reply) for t in record.turns]
+    return [(None, record.greeting), *[(c, r or "") for c, r in said]]

@@ -15,25 +15,17 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any
 
-from redis.asyncio import Redis
-
-from coordinator import Coordinator
 from coordinator.types import CallContext, CallState, Decision, Lang
-from presets.matching import Embedder
-from presets.owners import OwnerStore
-from presets.pool import PresetStore
-from safety import InputGuard, OutputGuard
 
 from . import metrics
 from .call_events import CallEvents
-from .call_turn import CutPoint, DraftTurn, TurnResult
+from .call_services import CallEnded, CallServices
+from .call_turn import CutPoint, DraftTurn, TurnResult, history_of
 from .context import ContextLoader
-from .events import EventLog
-from .realizers import Realizer, TemplateRealizer
-from .records import CallRecord, CallStore, Channel, TranscriptEntry
+from .records import CallRecord, Channel, TranscriptEntry
 from .screening import BLOCKED_CLOSE
 from .session_guard import ReplyGuard
 from .summary import preset_texts, summarize
@@ -42,32 +34,6 @@ from .understanders import EarlyEmbeddings
 log = logging.getLogger(__name__)
 
 _OPENED_HERE: set[str] = set()  # calls this process opened and has not ended (the active gauge)
-
-
-@dataclass
-class CallServices:
-    """Process-wide objects every call shares."""
-
-    redis: Redis
-    owners: OwnerStore
-    presets: PresetStore
-    calls: CallStore
-    realizer: Realizer = field(default_factory=TemplateRealizer)
-    embedder: Embedder = field(default_factory=Embedder)
-    input_guard: InputGuard = field(default_factory=InputGuard)
-    output_guard: OutputGuard | None = field(default_factory=OutputGuard)  # None: guard off (baseline only)
-    loader: ContextLoader | None = None
-    liveness: Any = None  # pipeline.liveness.InstanceLiveness: which instance holds a voice call
-    understander: Any = None  # pipeline.understanders.make_understander(); None: rules
-    events: EventLog | None = None  # owner events; None: none are written
-    screening: Any = None  # pipeline.screening.Screener: decides on each call's caller
-
-    def __post_init__(self) -> None:
-        if self.loader is None:
-            self.loader = ContextLoader(self.redis, self.owners, self.presets)
-        guard = self.input_guard
-        sync = getattr(self.understander, "fallback", self.understander)  # llm: learned inside the decision
-        self.coordinator = Coordinator(lambda utt, ctx: guard.classify(utt).kinds, understander=sync)
 
 
 class CallSession:
@@ -426,20 +392,3 @@ class CallSession:
         metrics.TURNS.labels(transport=self.record.channel).inc()
         if decision.preset is not None and draft.preset_heard(cut):
             metrics.PRESETS_CONVEYED.labels(kind=decision.preset.kind).inc()
-
-
-class CallEnded(Exception):
-    def __init__(self, call_id: str) -> None:
-        super().__init__(f"call {call_id} has ended")
-        self.call_id = call_id
-
-
-def history_of(record: CallRecord) -> list[tuple[str | None, str]]:
-    """The coordinator's history (caller words, assistant words heard), from the record's
-    turns: the greeting, then each committed turn as the caller heard it."""
-    said = [(t.caller_text, t.spoken if t.cut is not None else t.reply) for t in record.turns]
-    return [(None, record.greeting), *[(c, r or "") for c, r in said]]
-
-
-def session_summary(session: CallSession) -> dict[str, Any]:
-    return session.record.listing()

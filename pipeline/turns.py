@@ -28,6 +28,7 @@ import numpy as np
 
 from . import metrics
 from .asr import SpeechRecognizer, Transcript, pcm16_to_float
+from .number_pass import NumberPass
 from .turn_model import TurnTextModel
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class _Job:
     covers: int  # bytes of turn audio transcribed
     task: asyncio.Task[Transcript]
     started: float
+    audio: np.ndarray  # what was transcribed (a number pass decodes it again)
 
 
 class TurnTranscriber:
@@ -55,8 +57,14 @@ class TurnTranscriber:
         hotwords: Callable[[], str],
         candidates: Callable[[], tuple[str, ...]],
         turn_model: TurnTextModel | None = None,
+        number_hotwords: Callable[[], str | None] | None = None,
+        number_pass: NumberPass | None = None,
     ) -> None:
         self._recognizer = recognizer
+        # The second decode of a turn that names a number without holding a whole one
+        # (pipeline.number_pass): the prompt for it, None when this turn needs none.
+        self._number_hotwords = number_hotwords
+        self._number_pass = number_pass or NumberPass()
         # The text end-of-turn classifier (None: every statement waits out the long pause).
         self.turn_model = turn_model
         self._lang = lang
@@ -113,12 +121,11 @@ class TurnTranscriber:
         if self._job is not None and not self._job.task.done():
             return  # one at a time; turn_text() re-runs if this one goes stale
         snapshot = bytes(self._audio[: self._speech_end]) + bytes(int(TRAILING_S * RATE) * 2)
+        audio = pcm16_to_float(snapshot)
         task = asyncio.get_running_loop().create_task(
-            self._recognizer.transcribe(
-                pcm16_to_float(snapshot), self._lang(), hotwords=self._hotwords(), candidates=self._candidates()
-            )
+            self._recognizer.transcribe(audio, self._lang(), hotwords=self._hotwords(), candidates=self._candidates())
         )
-        self._job = _Job(self._speech_end, task, time.perf_counter())
+        self._job = _Job(self._speech_end, task, time.perf_counter(), audio)
         task.add_done_callback(self._speculated)
 
     def _speculated(self, task: asyncio.Task[Transcript]) -> None:
@@ -172,6 +179,11 @@ class TurnTranscriber:
                 return None, None  # the caller went on after "Okay." / after a sentence
             if self._answered != turn:
                 return None, None  # answered by another waiter during the hold
+            numbers = self._number_hotwords() if self._number_hotwords is not None else None
+            if numbers is not None:
+                result = await self._number_pass.run(self._recognizer, job.audio, result, numbers)
+                if self._answered != turn or self.speaking:
+                    return None, None  # answered meanwhile, or the caller went on: the whole turn later
             self.last = result
             metrics.ASR_SECONDS.labels(lang=result.lang).observe(result.seconds)
             self._commit(job.covers)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.readback_bench import _EN_FRAMES, _ZH_FRAMES, _next_words, cases
+from bench.readback_caller import _EN_FRAMES, _ZH_FRAMES, cases, next_words
 from coordinator import Act, CallContext, CallState, Coordinator
 
 
@@ -31,15 +31,15 @@ def test_simulated_caller_says_yes_no_and_digit_by_digit() -> None:
     state = CallState(call_id="t", lang="zh")
     co.greet(state, ctx)
     d = co.decide(state, ctx, f"我的电话是{wrong}，有事打给我")
-    words, nos = _next_words(case, state, d.act, d.text, 0)
+    words, nos = next_words(case, state, d.act, d.text, 0)
     assert words is not None and words.startswith("不对") and nos == 1
-    again, nos = _next_words(case, state, d.act, d.text, nos)
+    again, nos = next_words(case, state, d.act, d.text, nos)
     assert again is not None and again != words and "再说一遍" in again  # slower, group by group
     d = co.decide(state, ctx, "不对")
     d = co.decide(state, ctx, "不是")
     assert d.act == Act.READ_BACK
-    spelled, _ = _next_words(case, state, d.act, d.text, nos)
+    spelled, _ = next_words(case, state, d.act, d.text, nos)
     assert spelled is not None and spelled.count("，") == len(case.number) - 1
     d = co.decide(state, ctx, case.number)
-    yes, _ = _next_words(case, state, d.act, d.text, nos)
+    yes, _ = next_words(case, state, d.act, d.text, nos)
     assert yes == "对，没错。"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.settings import Settings
-from pipeline.tts import DEFAULT_CACHE_BYTES, Audio, AudioCache
+from pipeline.audio_cache import DEFAULT_CACHE_BYTES, Audio, AudioCache
 
 RATE = 8000
 KB = 1024

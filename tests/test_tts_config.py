@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.settings import Settings
-from pipeline.tts import AudioCache, Synthesizer
+from pipeline.audio_cache import AudioCache
+from pipeline.tts import Synthesizer
 from pipeline.tts_config import EngineSpecError, engine_factory, parse_spec
 
 

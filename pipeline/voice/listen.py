@@ -57,19 +57,28 @@ class Listener:
             hotwords=self.hotwords,
             candidates=lambda: self.languages if self.detecting else (),
             turn_model=turn_model,
+            number_hotwords=self.number_pass_hotwords,
         )
 
-    def hotwords(self) -> str:
-        words = call_hotwords(
+    def _call_words(self) -> str:
+        return call_hotwords(
             lang=self.lang,
             scene=self.scene,
             owner_name=self._owner_name,
             preset_texts=[t for t in self._preset_texts if text_lang(t) == self.lang],
             scenes=self._preset_scenes,
         )
+
+    def hotwords(self) -> str:
+        words = self._call_words()
         # A turn expected to hold a number: a digits example leads the prompt, so Whisper
         # writes digits (139 1234 5678) instead of numerals and homophones (docs/voice.md).
         return number_hotwords(words, self.lang) if self.expect_number else words
+
+    def number_pass_hotwords(self) -> str | None:
+        """The prompt of a second decode for a turn that names a number without holding a
+        whole one (pipeline.number_pass); None when the turn was decoded with it already."""
+        return None if self.expect_number else number_hotwords(self._call_words(), self.lang)
 
     def heard(self, text: str, lang: str | None) -> str | None:
         """A turn was recognized: the language to report with it (while detecting)."""
