@@ -108,6 +108,8 @@ _PLACED_ZH = re.compile(
     r"(放|搁|留|交给|塞|寄存|存|等)(在|到|给)?(你|您)?(?P<place>[^了吧啊哈呢嘛您你我他她的\W\d_]{2,8}?)(了|吧|啊|哈|呢|等|$)"
 )
 
+_ZH_LOCATIVE = re.compile(r"子?(里面|里头|里边|上面|下面|旁边|边上|那儿|那里|这儿|这里|里|上|下|边|旁|那|这)?$")
+
 
 def placed_elsewhere(raw: str, instruction: str | None) -> bool:
     """The caller says they leave it (or wait) somewhere the owner's instruction does not name ("I'll
@@ -119,5 +121,11 @@ def placed_elsewhere(raw: str, instruction: str | None) -> bool:
     m = _PLACED_ZH.search(zh) if re.search(r"[\u4e00-\u9fff]", raw) else _PLACED_EN.search(en)
     if m is None:
         return False
+    if m.re is _PLACED_ZH:
+        # "那我放柜子里了" after "放楼下的快递柜就行": the same cabinet, said shorter; the place's core
+        # (without 子 and a locative: 柜子里 -> 柜) said in the instruction is compliance
+        core = _ZH_LOCATIVE.sub("", m.group("place")) or m.group("place")
+        if core in compact(instruction):
+            return False
     place = _units(m.group("place")) - _units("the your his her my there here then")
     return bool(place) and not place & _units(instruction)
