@@ -78,3 +78,19 @@ def test_english_forms_still_captured() -> None:
         "4155550134"
     ]
     assert _values("You can reach me at 415.555.0134.", "en")["callback"] == ["4155550134"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "value"),
+    [
+        # How callers ask to be called back without "call" or "number"; Whisper writes the
+        # groups with commas or dots, which only a callback context joins into one number.
+        ("en", "If you need to get back to me, it's 415,555,0134.", "4155550134"),
+        ("en", "You can get hold of me at 2.12, 5.55, 0.199.", "2125550199"),
+        ("en", "Give me a ring on 312, 555, 0188 when he's back.", "3125550188"),
+        ("en", "Ring me, I'm on 617,555,0123.", "6175550123"),
+        ("zh", "有事回我电话，一三九，一二三四，五六七八", "13912345678"),
+    ],
+)
+def test_callback_without_call_or_number_words(lang: str, said: str, value: str) -> None:
+    assert _values(said, lang).get("callback") == [value]
