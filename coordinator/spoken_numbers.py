@@ -65,7 +65,7 @@ _MIXED_RUN = re.compile(
 # Characters Whisper base writes for a digit's sound (same or near syllable) on phone
 # audio; 是 (shì) and 四 (sì) are kept apart: 是 stands before numbers all the time.
 _SOUNDS = {
-    **dict.fromkeys("衣依医伊腰要妖遥邀摇", "1"), **dict.fromkeys("儿而尔耳", "2"),
+    **dict.fromkeys("衣依医伊腰要妖遥邀摇以亿义", "1"), **dict.fromkeys("儿而尔耳", "2"),
     **dict.fromkeys("山伞散", "3"), **dict.fromkeys("似寺死丝思斯", "4"),
     **dict.fromkeys("无舞武午吴乌屋呜", "5"), **dict.fromkeys("溜刘留流柳牛", "6"),
     **dict.fromkeys("期漆起其奇齐妻器气汽", "7"), **dict.fromkeys("吧把巴爸拔扒疤", "8"),

@@ -64,6 +64,20 @@ def test_sounds_count_only_among_digits() -> None:
     assert digit_text("好吧期待", sounds=True) == "好吧期待"
     # a lone sound-alike next to two digits is not enough to be a number
     assert digit_text("等12期", sounds=True) == "等12期"
+    assert digit_text("以后再说吧 义务的", sounds=True) == "以后再说吧 义务的"
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        # 一 (yī) as Whisper writes it on a phone line: 以 / 义 / 亿, first or last in the number
+        ("不对，我再说一遍，以3905128847", "13905128847"),
+        ("号码是1360227594亿", "13602275941"),
+        ("我手机一三九以二八八四一七六", "13912884176"),
+    ],
+)
+def test_one_written_as_its_sound(said: str, value: str) -> None:
+    assert value in digit_text(said, sounds=True).replace(" ", "")
 
 
 def test_a_correction_of_a_part_keeps_the_count_out() -> None:
