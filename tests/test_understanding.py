@@ -180,17 +180,19 @@ def test_bench_text_runs_understanders_side_by_side(tmp_path: Path) -> None:
 # ------------------------------------------------- through the text API ----
 
 
-@pytest.mark.parametrize(("ttft_ms", "act"), [(30, "relay_exception"), (900, "convey_preset")])
+@pytest.mark.parametrize(("ttft_ms", "act"), [(30, "relay_exception"), (4000, "convey_preset")])
 async def test_text_call_with_the_llm_understander(
     ttft_ms: int, act: str, clean_redis: RedisProcess, tmp_path: Path
 ) -> None:
     """CALLASSIST_UNDERSTANDER=llm end to end: the scripted model reads "外卖到了" as a spill;
-    in time its reading decides the reply, past the 200 ms deadline the learned one does."""
+    in time its reading decides the reply, past the deadline the learned one does. The deadline is
+    2 s here, not the 400 ms default: a fresh server's first request (connection set-up, a loaded
+    CI machine) took over 200 ms once; the deadline logic itself is tested in-process above."""
     answer = json.dumps({"intents": ["exception"], "exception": "spilled", "focus": None, "form": "plain"})
     with serve(create_fake_llm(FakeLLMConfig(ttft_ms=ttft_ms, mode="fixed", text=answer))) as llm:
         settings = make_settings(
             clean_redis.url, tmp_path, understander="llm", llm_base_url=llm.base_url + "/v1", llm_model="fake",
-            nlu_deadline_ms=200,
+            nlu_deadline_ms=2000,
         )  # fmt: skip
         with serve(create_app(settings)) as app:
             async with httpx.AsyncClient(base_url=app.base_url, timeout=10) as client:
