@@ -240,9 +240,8 @@ def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | No
     if c.exception == "id_needed" and "private" in found and _ID_NUMBER.search(compact(raw), normalize(raw)):
         c.exception = None  # "报一下她的身份证号" asks for private data; "要出示身份证" is a delivery exception
     if not c.scam and lx.OFFICIAL_CHANNEL.search(compact(raw), normalize(raw)):
-        # A bank's alert that sends the owner to its official number ("an unusual payment on the card
-        # ending 2290, ... call the number on the back of the card"): a message for the owner, not a
-        # fee asked of them, and it asks us nothing private (unless it asks for it: then it stays).
+        # A bank's alert sending the owner to its official number ("call the number on the back of the
+        # card"): a message, not a fee asked of them, and nothing private asked (unless it asks: it stays).
         if c.exception == "payment":
             c.exception = None
         if not _ASKS_ME.search(compact(raw), normalize(raw)):

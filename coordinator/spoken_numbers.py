@@ -13,22 +13,16 @@ from dataclasses import dataclass
 
 from safety._numerals import numerals_to_digits
 
-# "get back to me", "ring me on", "get hold of me at", "contact me", 回我电话: a number to call back
-_GET_BACK = (
-    r"get back to (?:me|us)|ring (?:me|us)|get (?:a )?hold of (?:me|us)|contact (?:me|us)"
+# "get back to me", "ring me on", "get hold of me at", "contact me", 回我电话: a number to call back.
+# The strong cues name calling back; "电话", "号码", "number" alone may name an order number too.
+_STRONG_ZH = "回电|打给我|联系我|手机|回个电话|打我|回我电话"
+_STRONG_EN = (
+    r"call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)|phone|cell|mobile"
+    r"|get back to (?:me|us)|ring (?:me|us)|get (?:a )?hold of (?:me|us)|contact (?:me|us)"
     r"|give (?:me|us) a (?:call|ring)"
 )
-_CALLBACK_WORDS = re.compile(
-    r"电话|号码|回电|打给我|联系我|手机|回个电话|打我|回我电话|"
-    r"\b(?:number|call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)"
-    r"|phone|cell|mobile|" + _GET_BACK + r")\b"
-)
-_STRONG_CALLBACK = re.compile(
-    r"回电|打给我|联系我|手机|回个电话|打我|回我电话|"
-    r"\b(?:call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)|phone|cell|mobile|"
-    + _GET_BACK
-    + r")\b"
-)
+_CALLBACK_WORDS = re.compile(rf"电话|号码|{_STRONG_ZH}|\b(?:number|{_STRONG_EN})\b")
+_STRONG_CALLBACK = re.compile(rf"{_STRONG_ZH}|\b(?:{_STRONG_EN})\b")
 _CODE_WORDS = re.compile(
     r"取件码|验证码|取餐码|提货码|门禁|密码|口令|编码|码是|尾号|"
     r"\b(?:code|pin|passcode|password|verification|pickup number|pick-up number)\b"
