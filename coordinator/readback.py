@@ -18,8 +18,10 @@ Pure (no I/O), like the rest of the coordinator. The policy calls four functions
 
 Finding the numbers in the caller's words is :mod:`coordinator.spoken_numbers`.
 
-A number that is the owner's private data (any 6 digits of a private fact) is never
-captured nor read back: reading it out would confirm it to whoever recited it.
+A number that is the owner's private data (:func:`safety._same_number.same_number`: the
+number, a piece of it, or six digits of it past the start every number of that area
+shares) is never captured nor read back: reading it out would confirm it to whoever
+recited it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from safety._numerals import numerals_to_digits
+from safety._same_number import same_number
 
 from .confidence import LOW_CONFIDENCE as LOW_CONFIDENCE
 from .confidence import ask_repeat as ask_repeat
@@ -103,11 +106,7 @@ def private(value: str, ctx: CallContext) -> bool:
     v = value.lstrip("+")
     for _, fact in ctx.private_facts:
         d = re.sub(r"\D", "", numerals_to_digits(fact.lower()))
-        if len(d) < 4:
-            continue
-        if v in d or d in v:
-            return True
-        if any(v[i : i + 6] in d for i in range(len(v) - 5)):
+        if len(d) >= 4 and same_number(v, d):
             return True
     return False
 

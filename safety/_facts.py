@@ -110,7 +110,6 @@ class FactPatterns:
     """Everything derived from one context's private facts (see module docstring)."""
 
     windows: frozenset[str]
-    windows6: frozenset[str]  # 6-digit windows: overlaps this long are never coincidences
     digits: tuple[str, ...]  # every digit run of every value (>= 4 digits)
     windows3: frozenset[str]  # 3-digit windows of long numbers (phones), used with context
     exact: frozenset[str]  # 3-digit parts of addresses (room 302): caught when said alone
@@ -242,7 +241,6 @@ def fact_patterns(private_facts: tuple[tuple[str, str], ...], owner_name: str) -
     """Compile the patterns for one owner's private facts (cached per facts+name)."""
     windows: set[str] = set()
     windows3: set[str] = set()
-    windows6: set[str] = set()
     digits: set[str] = set()
     exact: set[str] = set()
     alnum: set[str] = set()
@@ -257,7 +255,6 @@ def fact_patterns(private_facts: tuple[tuple[str, str], ...], owner_name: str) -
         fragments.add(value.strip())
         for run in _DIGITS.findall(compact(norm_value)):
             windows.update(run[i : i + 4] for i in range(len(run) - 3))
-            windows6.update(run[i : i + 6] for i in range(len(run) - 5))
             if len(run) >= 4:
                 digits.add(run)
             if len(run) >= 7:
@@ -293,7 +290,6 @@ def fact_patterns(private_facts: tuple[tuple[str, str], ...], owner_name: str) -
     return FactPatterns(
         windows=frozenset(windows),
         windows3=frozenset(windows3),
-        windows6=frozenset(windows6),
         digits=tuple(sorted(digits)),
         exact=frozenset(exact),
         alnum=_alt_regex({r"(?<![a-z0-9])" + r"[\s·.-]?".join(map(re.escape, t)) + r"(?![a-z0-9])" for t in alnum}),

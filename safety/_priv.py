@@ -19,6 +19,7 @@ import re
 
 from ._context import Compiled
 from ._numerals import digit_runs
+from ._same_number import same_number
 from ._text import View
 
 Hit = tuple[str, str]  # (rule id, matched span)
@@ -247,13 +248,12 @@ _NUMBER_TALK = re.compile(
 
 
 def _coincidence(run: str, cc: Compiled) -> bool:
-    """A number the caller said that shares only a short piece with a private one
-    (their own callback number, 312-555-0187 vs 415-555-0142)."""
+    """A number the caller said that shares only a short piece, or the start of a number
+    of the same area, with a private one (their own callback number, 312-555-0187 or
+    415-555-0134 vs 415-555-0142)."""
     if len(run) < 7 or run not in cc.support.stream:
         return False
-    if any(run in d for d in cc.facts.digits):
-        return False
-    return not any(run[i : i + 6] in cc.facts.windows6 for i in range(len(run) - 5))
+    return not any(same_number(run, d) for d in cc.facts.digits)
 
 
 def planted(view: View, cc: Compiled) -> Hit | None:
