@@ -114,9 +114,18 @@ _ZH_LOCATIVE = re.compile(r"子?(里面|里头|里边|上面|下面|旁边|边�
 def placed_elsewhere(raw: str, instruction: str | None) -> bool:
     """The caller says they leave it (or wait) somewhere the owner's instruction does not name ("I'll
     leave it with your neighbour at number 5" after "leave it on the bench"): news for the owner,
-    where the parcel or the driver is. Saying the instruction's own place back is compliance."""
+    where the parcel or the driver is. Saying the instruction's own place back is compliance, also
+    shorter ("the step" for "the doorstep") and with a goodbye after it ("..., have a good one")."""
     if not instruction:
         return False
+    return any(_placed_elsewhere(clause, instruction) for clause in _PLACE_CLAUSE.split(raw) if clause.strip())
+
+
+_PLACE_CLAUSE = re.compile(r"[,，.。!！?？;；]")
+_NOT_A_PLACE = "the your his her my there here then now okay right"
+
+
+def _placed_elsewhere(raw: str, instruction: str) -> bool:
     zh, en = compact(raw), normalize(raw)
     m = _PLACED_ZH.search(zh) if re.search(r"[\u4e00-\u9fff]", raw) else _PLACED_EN.search(en)
     if m is None:
@@ -127,5 +136,9 @@ def placed_elsewhere(raw: str, instruction: str | None) -> bool:
         core = _ZH_LOCATIVE.sub("", m.group("place")) or m.group("place")
         if core in compact(instruction):
             return False
-    place = _units(m.group("place")) - _units("the your his her my there here then")
-    return bool(place) and not place & _units(instruction)
+    place, said = _units(m.group("place")) - _units(_NOT_A_PLACE), _units(instruction)
+    return (
+        bool(place)
+        and not any(p in s or s in p for p in place for s in said if min(len(p), len(s)) >= 4)
+        and not (place & said)
+    )

@@ -99,17 +99,33 @@ class Reply:
 
 
 def private(value: str, ctx: CallContext) -> bool:
-    """Is ``value`` (or six digits of it) one of the owner's private numbers?"""
+    """Is ``value`` one of the owner's private numbers: the whole of it, its last six digits (the
+    line's own part), or all of it but one digit (a recital with a slip)? Not any six digits in a
+    row: a caller from the owner's town shares the area code and exchange ("217 555 01..")."""
     v = value.lstrip("+")
     for _, fact in ctx.private_facts:
         d = re.sub(r"\D", "", numerals_to_digits(fact.lower()))
         if len(d) < 4:
             continue
-        if v in d or d in v:
-            return True
-        if any(v[i : i + 6] in d for i in range(len(v) - 5)):
+        if (
+            v in d
+            or d in v
+            or (len(d) >= 6 and d[-6:] in v)
+            or _one_slip(v[-len(d) :], d)
+            or _one_slip(v[-len(d) - 1 :], d)
+        ):
             return True
     return False
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """``a`` and ``b`` (7 digits or more) differ by one digit changed, dropped or added."""
+    if min(len(a), len(b)) < 7 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 # ------------------------------------------------------------- reading ----
