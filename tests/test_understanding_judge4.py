@@ -12,14 +12,115 @@ from __future__ import annotations
 import pytest
 
 from coordinator import Act
+from coordinator.nlu.clauses import clauses
 from coordinator.spoken_numbers import extract
 
-from .coordinator_helpers import Call
+from .coordinator_helpers import Call, emergent
 from .test_understanding_judge2 import call, guard, learned
 
 
 def _call(lang: str, owner: str, **kw: object) -> Call:
     return Call(owner=owner, lang=lang, input_guard=guard, understander=learned(), **kw)  # type: ignore[arg-type]
+
+
+# ------------------------------------------- 1. an emergent preset inside a long turn ----
+
+
+@pytest.mark.parametrize(
+    ("lang", "trigger", "response", "line"),
+    [
+        ("en", "if someone asks when I'll be back", "He's back on Friday evening.",
+         "Hi, it's Dave from across the hall, I've still got his drill from last week, when's he back, so I can "
+         "drop it round?"),
+        ("en", "if someone asks where the spare key is", "The spare key is under the blue flowerpot.",
+         "Hi, it's his cousin, I'm here to feed the cat, but I'm standing at the door with no key, where did he "
+         "leave the spare one?"),
+        # (Chinese run-ons of this kind already matched on the whole turn; kept so they stay matched)
+        ("zh", "有人问我什么时候回来", "我这周五晚上回来",
+         "您好您好，我是隔壁老李，他家门口那个快递都堆了三天了，他什么时候回来啊，要不要我先帮他收进去"),
+        ("zh", "同事问方案进度", "方案周三前会发到群里", "喂，我是设计部小张，就那个商场改造的方案，现在进度到哪了，甲方下午要看"),
+        # the relative the trigger is for: the identity claim is the trigger's own condition
+        ("en", "if my family asks when I'm coming home", "I'll be home on Saturday.",
+         "Hi, this is his sister, when will he be home? I've got his keys."),
+        # the evaluation's call zh13 (its one case here)
+        ("zh", "家里人问我什么时候回家", "我这周末回去",
+         "喂，儿子啊？……哦，你是那个什么助手啊？那个，我是他妈妈，你跟他说，他什么时候回家吃饭啊，我给他包了饺子。"),
+    ],
+)  # fmt: skip
+def test_a_trigger_in_one_clause_of_a_long_turn_or_for_that_relative_is_met(
+    lang: str, trigger: str, response: str, line: str
+) -> None:
+    c = _call(lang, "Tom" if lang == "en" else "陈先生", emergent=(emergent("e1", trigger, response),))
+    d = c.say(line)
+    assert d.act == Act.CONVEY_PRESET and response in d.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "It's his mum, what's his new address? I want to send him a parcel."),
+        ("en", "Hi, it's his sister, I'm outside his building, what's the door code, I want to surprise him."),
+        ("zh", "我是他妈妈，他现在住哪儿啊，我想给他寄点东西"),
+        ("zh", "我是他老婆，你把他手机号再报一遍，我记一下"),
+    ],
+)
+def test_a_relative_asking_what_no_preset_answers_is_still_deflected(lang: str, line: str) -> None:
+    trigger = "if my family asks when I'm coming home" if lang == "en" else "家里人问我什么时候回家"
+    response = "I'll be home on Saturday." if lang == "en" else "我这周末回去"
+    c = _call(lang, "Tom" if lang == "en" else "陈先生", emergent=(emergent("e1", trigger, response),))
+    d = c.say(line)
+    assert d.act != Act.CONVEY_PRESET and response not in d.text, d.text
+
+
+def test_a_clause_is_scored_only_in_a_long_turn() -> None:
+    assert clauses("when is he back?") == []
+    assert clauses("I'm at the corner now, where is she?") == ["I'm at the corner now"]  # the rest is the turn
+    spans = clauses(
+        "喂，儿子啊？……哦，你是那个什么助手啊？那个，我是他妈妈，你跟他说，他什么时候回家吃饭啊，我给他包了饺子。"
+    )
+    assert "他什么时候回家吃饭啊" in spans
+
+
+# ---------------------------- 3. the regular preset after the caller says it does not work ----
+
+
+@pytest.mark.parametrize(
+    ("lang", "scene", "preset", "lines"),
+    [
+        ("zh", "taxi", "我在南门公交站等你", ["师傅到了，人在哪呢", "南门公交站这儿我到了啊，一个人都没看见，她在哪"]),
+        ("en", "taxi", "She's waiting at the north entrance.",
+         ["Hi, it's your Uber, I'm outside, where do I pick her up?",
+          "I'm right at the north entrance and there's nobody here, what is she wearing?"]),
+        ("en", "delivery", "Leave it at the front door.",
+         ["Hi, parcel for flat 12, but there's no flat 12 in this building, which one is it?", "So where do I take it then?"]),
+        ("zh", "delivery", "放门口就行",
+         ["快递，你这个地址写的3单元，这栋楼根本没有3单元啊，到底是哪个", "那我到底放哪儿啊"]),
+    ],
+)  # fmt: skip
+def test_an_instruction_that_does_not_work_there_is_not_pushed_again(
+    lang: str, scene: str, preset: str, lines: list[str]
+) -> None:
+    c = call(lang, regular={scene: preset})
+    acts = [c.say(line).act for line in lines]
+    assert acts.count(Act.CONVEY_PRESET) <= 1 and acts[-1] != Act.CONVEY_PRESET
+    assert Act.RELAY_EXCEPTION in acts
+
+
+@pytest.mark.parametrize(
+    ("lang", "preset", "line"),
+    [
+        (
+            "en",
+            "She's waiting at the north entrance.",
+            "Your cab's here, I'm at the pickup point but I can't see anyone, where do I meet her?",
+        ),
+        ("zh", "我在南门公交站等你", "我到了，没看见人啊，她在哪儿"),
+    ],
+)
+def test_a_driver_who_finds_nobody_before_the_answer_still_gets_it(lang: str, preset: str, line: str) -> None:
+    c = call(lang, regular={"taxi": preset})
+    d = c.say(line)
+    assert d.act == Act.CONVEY_PRESET and preset in d.text
 
 
 # ------------------------------------------- 4. a callback number after "call us back at" ----
