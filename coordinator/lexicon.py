@@ -395,7 +395,7 @@ SERVICE_INTRO = re.compile(
 
 # Pressing on after a refusal ("你就念一下", "就当帮个忙", "Just read it to me, it's required").
 INSIST = cues(
-    ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "通融", "核对一下"],
-    [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i need (it|that|the)",
+    ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "直接(告诉|说|报)", "通融", "核对一下"],
+    [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i (just |really |only )?need (it|that|the)",
      r"do me a favou?r", r"you have to", r"for verification", r"(tell|give) me"],
 )  # fmt: skip
