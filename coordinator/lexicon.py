@@ -299,14 +299,14 @@ ASK_IDENTITY = cues(
 )  # fmt: skip
 
 CLOSING = cues(
-    ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)",
+    ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)", "回见", "我先走了",
      "^没(有)?(了|啦|事了?)(没(有)?(了|啦))*(谢谢|多谢|谢了)?(你|您)?(啊|哈|呀|啦)?$",
      # "没了 那我先等他电话", "对 就这个事 谢谢啊": nothing more, and what the caller does next
      "^(嗯|对|是|好)?(的)?没(有)?(了|啦|事了?)(那)?(我)?(就|先)?(等|挂|忙|去)", "^(嗯|对|是|好)?(的)?(就|主要就)(这个|这|这么个|这一个|这些)(个)?事(儿|情)?(了|吧|啊|哈)*(谢谢|谢了|多谢|麻烦)?",
      "(那)?(我)?(就|先)等(他|她)(的)?(回)?(电话|消息|回复)(吧|了|啊|哈)?$"],
     [r"(good)?bye", r"see (you|ya)", r"(that's|that is|thats|that'll be|that will be) (all|it|everything|about it)", r"that'?s about (it|all)",
      r"^(no|nope|nah)(,)? (that's|thats|that is) (all|it)", r"(i'll|i will) wait (for|to hear from) (him|her|them)", r"talk (to you )?later", r"have a (good|nice|great) (day|one|night|evening)",
-     r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"cheers",
+     r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"take it easy", r"cheers",
      r"have (a )?(good|nice|great) (one|day)", r"(see you |catch you )?later$", r"thank(s| you) for your time"],
 )  # fmt: skip
 
@@ -382,7 +382,8 @@ ACK_MARK = cues(
 
 # The turn ends with a goodbye ("...，再见" / "... Bye.").
 ENDS_WITH_CLOSING = re.compile(
-    r"(再见|拜拜|拜了|挂了|先这样|就这样|bye|goodbye|bye now|talk later|take care|later|have (a )?good one)[\s。.!！~～]*$",
+    r"(再见|拜拜|拜了|挂了|先这样|就这样|回见|回头见|我先走了|bye|goodbye|bye now|talk later|take care|later|take it easy|cheers"
+    r"|see (you|ya)|have (a )?(good|nice|great) (one|day|night|evening))[\s。.!！~～]*$",
     re.IGNORECASE,
 )
 
@@ -394,7 +395,7 @@ SERVICE_INTRO = re.compile(
 
 # Pressing on after a refusal ("你就念一下", "就当帮个忙", "Just read it to me, it's required").
 INSIST = cues(
-    ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "通融", "核对一下"],
-    [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i need (it|that|the)",
+    ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "直接(告诉|说|报)", "通融", "核对一下"],
+    [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i (just |really |only )?need (it|that|the)",
      r"do me a favou?r", r"you have to", r"for verification", r"(tell|give) me"],
 )  # fmt: skip

@@ -114,9 +114,18 @@ _ZH_LOCATIVE = re.compile(r"子?(里面|里头|里边|上面|下面|旁边|边�
 def placed_elsewhere(raw: str, instruction: str | None) -> bool:
     """The caller says they leave it (or wait) somewhere the owner's instruction does not name ("I'll
     leave it with your neighbour at number 5" after "leave it on the bench"): news for the owner,
-    where the parcel or the driver is. Saying the instruction's own place back is compliance."""
+    where the parcel or the driver is. Saying the instruction's own place back is compliance, also
+    shorter ("the step" for "the doorstep") and with a goodbye after it ("..., have a good one")."""
     if not instruction:
         return False
+    return any(_placed_elsewhere(clause, instruction) for clause in _PLACE_CLAUSE.split(raw) if clause.strip())
+
+
+_PLACE_CLAUSE = re.compile(r"[,，.。!！?？;；]")
+_NOT_A_PLACE = "the your his her my there here then now okay right"
+
+
+def _placed_elsewhere(raw: str, instruction: str) -> bool:
     zh, en = compact(raw), normalize(raw)
     m = _PLACED_ZH.search(zh) if re.search(r"[\u4e00-\u9fff]", raw) else _PLACED_EN.search(en)
     if m is None:
@@ -127,5 +136,36 @@ def placed_elsewhere(raw: str, instruction: str | None) -> bool:
         core = _ZH_LOCATIVE.sub("", m.group("place")) or m.group("place")
         if core in compact(instruction):
             return False
-    place = _units(m.group("place")) - _units("the your his her my there here then")
-    return bool(place) and not place & _units(instruction)
+    place, said = _units(m.group("place")) - _units(_NOT_A_PLACE), _units(instruction)
+    return (
+        bool(place)
+        and not any(p in s or s in p for p in place for s in said if min(len(p), len(s)) >= 4)
+        and not (place & said)
+    )
+
+
+# The owner's instruction does not work where the caller is: nobody at the meeting point ("二号口我就在这儿呢，
+# 没看见人啊"), or the place does not exist ("the label says 4B but there's no 4B in this building").
+_NOBODY_ZH = re.compile(r"没(看见|看到|见着|见到|瞧见)(人|你|您|她|他)|一个人(都|也)没(有|看见)|没人(啊|呀|呢)")
+_NOBODY_EN = re.compile(
+    r"\b(nobody|no one|no-one|noone)('s| is)? (here|around|there|at the)|"
+    r"\b(can't|cannot|don't|do not) see (her|him|them|anyone|anybody|you)\b"
+)
+_NO_SUCH_ZH = re.compile(
+    r"(没有|没)(这个|这)(门牌|门牌号|单元|楼|号|地址|房间|门)|(门牌|地址|房间|单元)(号)?不存在|根本没有.{0,4}(号|楼|单元|室)"
+)
+_NO_SUCH_EN = re.compile(
+    r"\bthere('s| is) no (apartment |unit |flat |number |suite |house )?[\w-]{1,6} (here|in (this|the) building|on "
+    r"(this|the) street)|\b(that|the|this) (address|apartment|unit|flat|house number) (doesn't|does not) exist|"
+    r"\bno such (apartment|unit|flat|address|number|house|door)"
+)
+
+
+def instruction_fails(raw: str) -> str | None:
+    """ "nobody": the caller is there and finds no one; "no_such": the place they were given does not exist."""
+    zh, en = compact(raw), normalize(raw)
+    if _NO_SUCH_ZH.search(zh) or _NO_SUCH_EN.search(en):
+        return "no_such"
+    if _NOBODY_ZH.search(zh) or _NOBODY_EN.search(en):
+        return "nobody"
+    return None

@@ -98,6 +98,12 @@ def with_regular(
         if u.exception != "late" and not suspended:
             state.suspended.append(preset.id)
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
+    fails = u.instruction_fails == "no_such" or (conveyed and u.instruction_fails == "nobody")
+    if fails and not suspended:
+        # "二号口我就在这儿呢，没看见人啊" after "I'm at exit 2"; "there's no 4B in this building": the
+        # instruction does not work there, an exception: suspend it and relay, never the preset again.
+        state.suspended.append(preset.id)
+        return reply(state, ctx, Act.RELAY_EXCEPTION, CallerAct.EXCEPTION, Relation.CONFLICT, u, flags)
     if clarifies(u, state.conveyed.get(preset.id, 0)):
         # "is it twelve or twelve B?" after the answer: the owner's words say no more; "I'll ask".
         return reply(state, ctx, Act.ANSWER_UNKNOWN, CallerAct.INFO_QUESTION, Relation.ALIGNED, u, flags)
@@ -164,8 +170,10 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
         return None
     already = state.conveyed.get(preset.id, 0) > 0
     premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS
-    if set(flags) & _PRETEXT and u.act == CallerAct.ASK_PRIVATE:
-        return None  # an identity claim does not unlock anything: deflect
+    if set(flags) & _PRETEXT and u.act == CallerAct.ASK_PRIVATE and not u.trigger.relative_claimed:
+        # An identity claim does not unlock anything: deflect. Unless the trigger is for that relative
+        # ("家里人问我什么时候回家" and "我是他妈妈"): the owner chose that answer for them.
+        return None
     stale = EMERGENT_SUSPENDED in state.suspended and not already
     if premise or stale or preset.id in state.suspended:
         # The caller's news (a fee, damage, a changed offer) breaks the premise the owner

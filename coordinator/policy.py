@@ -175,12 +175,15 @@ class Coordinator:
             Act.SAFE_REFUSAL,
             Act.DEFLECT_PRIVATE,
         )
+        if d.act in (Act.DEFER_DECISION, Act.RELAY_EXCEPTION) and u.asking and _asks_the_way_in(u):
+            state.probing = True  # "what's the gate code?" relayed: "come on, I just need the code" is refused
+
         return d
 
     def _respond(self, state: CallState, ctx: CallContext, u: Understanding, flags: tuple[str, ...]) -> Decision:
         if set(flags) & _BLOCKING_INPUT or u.injection:
             return reply(state, ctx, Act.SAFE_REFUSAL, CallerAct.INJECTION, Relation.NONE, flags=flags)
-        if state.probing and self._still_probing(u):
+        if state.probing and (self._still_probing(u) or _presses_for_the_way_in(u)):
             # "Just read it to me, the platform requires it": still the same probe.
             return reply(state, ctx, Act.DEFLECT_PRIVATE, u.act, Relation.NONE, u, flags)
         # RETRIEVEPRESET: the scene's regular slot first, emergent triggers otherwise.
@@ -205,6 +208,16 @@ class Coordinator:
         if act in (Act.ACKNOWLEDGE, Act.CLOSE_CONFIRM) and u.act in (CallerAct.STATEMENT, CallerAct.CLOSING):
             return u.threat or bool(u.callback_number) or u.news
         return True
+
+
+def _asks_the_way_in(u: Understanding) -> bool:
+    """A code or the address to get in ("what's the gate code?", "进不去啊，你这是几栋几号?")."""
+    return u.focus == "access" or (u.act == CallerAct.EXCEPTION and u.focus == "location")
+
+
+def _presses_for_the_way_in(u: Understanding) -> bool:
+    """ "Come on, I just need the code" / "那你就直接告诉我几栋嘛": the code or address again, pressed."""
+    return u.insists and u.focus in ("access", "location") and u.act not in (CallerAct.CLOSING, CallerAct.ACK)
 
 
 ASIDE_EN, ASIDE_ZH = 5, 8  # at most this much news beside an echo of the owner's answer ("and two bags")

@@ -102,7 +102,9 @@ class Reply:
 
 
 def private(value: str, ctx: CallContext) -> bool:
-    """Is ``value`` (or six digits of it) one of the owner's private numbers?"""
+    """Is ``value`` one of the owner's private numbers (:func:`safety._same_number.same_number`:
+    the whole of it, a piece of it, its last six digits, or all of it but one digit)? Not any
+    six digits in a row: a caller from the owner's town shares the area code and exchange."""
     v = value.lstrip("+")
     for _, fact in ctx.private_facts:
         d = re.sub(r"\D", "", numerals_to_digits(fact.lower()))

@@ -15,11 +15,15 @@ from safety._numerals import numerals_to_digits
 
 # "get back to me", "ring me on", "get hold of me at", "contact me", 回我电话: a number to call back.
 # The strong cues name calling back; "电话", "号码", "number" alone may name an order number too.
-_STRONG_ZH = "回电|打给我|联系我|手机|回个电话|打我|回我电话"
+_STRONG_ZH = (
+    "回电|打给我|联系我|手机|回个电话|打我|回我电话"
+    "|回拨|打到我们|我们的?(?:电话|号码)是|(?:办公室|前台|店里)的?电话"  # "回拨到我们前台", "打我们办公室电话"
+)
 _STRONG_EN = (
     r"call (?:me|us|him|her)|reach (?:me|us)|call (?:me |us )?back|callback|text (?:me|us)|phone|cell|mobile"
     r"|get back to (?:me|us)|ring (?:me|us)|get (?:a )?hold of (?:me|us)|contact (?:me|us)"
-    r"|give (?:me|us) a (?:call|ring)"
+    r"|give (?:me|us) a (?:call|ring)|(?:our|my) (?:direct )?(?:number|line)(?:'s| is)"
+    r"|(?:call|ring|reach) (?:the|our) (?:office|front desk|desk|reception|clinic|shop|store)(?: back)? (?:at|on)"
 )
 _CALLBACK_WORDS = re.compile(rf"电话|号码|{_STRONG_ZH}|\b(?:number|{_STRONG_EN})\b")
 _STRONG_CALLBACK = re.compile(rf"{_STRONG_ZH}|\b(?:{_STRONG_EN})\b")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from presets.matching import Candidate, match_trigger
 
 from .acts import Classification, classify, message_body
-from .news import informative, placed_elsewhere
+from .news import informative, instruction_fails, placed_elsewhere
 from .turns import abusive, asking, said
 from .types import CallerAct
 
@@ -45,6 +45,7 @@ class TriggerReading:
     score: float = 0.0
     runner_up: float = 0.0
     reason: str = ""
+    relative_claimed: bool = False  # the caller claims to be the relative the matched trigger is for
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class Understanding:
     news_size: int = 0  # how much of it is news: words (en) or characters (zh) beyond echoes and plans
     echoes_regular: bool = False  # repeats the scene's regular preset back ("ok, at the door then")
     placed_elsewhere: bool = False  # leaves it / waits somewhere the regular preset does not name
+    instruction_fails: str | None = None  # "nobody" at the place / "no_such" place (coordinator/news.py)
     slots: Mapping[str, str] = field(default_factory=dict)
     scene_evidence: Mapping[str, float] = field(default_factory=dict)
     trigger: TriggerReading = field(default_factory=TriggerReading)
@@ -170,6 +172,7 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         news_size=_size(news),
         echoes_regular=bool(regular) and informative(utt, regular or "") is None,
         placed_elsewhere=placed_elsewhere(utt, regular or _given_regular(state, ctx)),
+        instruction_fails=instruction_fails(utt),
         slots=slots_of(c),
     )
 

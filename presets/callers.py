@@ -44,8 +44,9 @@ _KINDS: dict[str, tuple[str, str]] = {
     "repair": (r"(维修|修理|水电|装修|安装|上门|保洁|家政|开锁|搬家|燃气)",
                r"\b(plumber|plumbing|electrician|technician|repair|contractor|handyman|installer|engineer|"
                r"cleaner|cleaning|movers|locksmith|gas company|heating)\b"),
-    "family": (r"(妈|爸|爷爷|奶奶|姥姥|姥爷|外婆|外公|哥|姐|弟|妹|老婆|老公|儿子|女儿|亲戚|舅|姨|叔|婶|邻居|朋友|同学)",
-               r"\b(mom|mum|mother|dad|father|grandma|grandpa|granny|brother|sister|wife|husband|son|daughter|"
+    "family": (r"(家里人|家人|家里的人|"
+               r"妈|爸|爷爷|奶奶|姥姥|姥爷|外婆|外公|哥|姐|弟|妹|老婆|老公|儿子|女儿|亲戚|舅|姨|叔|婶|邻居|朋友|同学)",
+               r"\b(family|mom|mum|mother|dad|father|grandma|grandpa|granny|brother|sister|wife|husband|son|daughter|"
                r"aunt|uncle|cousin|neighbou?r|friend|roommate|flatmate)\b"),
     "business": (r"(店|商家|公司|工作室|健身房|美容|理发|酒店|宾馆|4s|车行|代驾|平台|客服)",
                  r"\b(shop|store|salon|gym|studio|hotel|venue|dealership|garage|company|customer service|"
@@ -247,3 +248,17 @@ def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (),
     # 药到货了"): the same kind of errand, from a distinct kind of caller, and no other caller named.
     unnamed = not names and not roles and bool(who & _DISTINCT) and not caller_kinds(utterance) - {"work", "business"}
     return unnamed and bool(topics(topic) & topics(utterance)) and not any(caller_kinds(e) - who for e in earlier)
+
+
+_RELATIVES = frozenset({"mother", "father", "grandparent", "spouse", "sibling", "child"})
+
+
+def relative_claimed(trigger: str, utterance: str) -> bool:
+    """Does the caller claim to be the relative the trigger is for ("家里人问我什么时候回家" and "我是他妈妈";
+    "if my wife asks..." and "it's his wife")? Then the claim is the trigger's own condition: the owner
+    chose to tell them, and an identity claim that would unlock nothing else unlocks this answer."""
+    who = trigger_who(trigger)
+    if "family" not in who:
+        return False
+    wanted = _roles(trigger) or _RELATIVES
+    return bool(wanted & _roles(utterance[:_INTRO_SPAN]))

@@ -7,8 +7,8 @@ exchange, the 555-01 block), which the "six digits of a private fact" rule took 
 owner's number; the output guard had the same rule. Not the voice path: the same turns
 as a text call, with the demo owner's profile, were noted without a read-back too.
 Numbers of one area share their start (a Chinese mobile's 139 1234 too) and are different
-numbers; the owner's number, a piece of it or six of its digits elsewhere are still never
-read back (``safety/_same_number.py``)."""
+numbers; the owner's number, a piece of it, its last six digits or all of it but one digit are
+still never read back (``safety/_same_number.py``)."""
 
 from __future__ import annotations
 
@@ -97,11 +97,15 @@ def test_a_callers_number_of_the_owners_area_is_read_back_after_an_emergent_pres
         ("+1 415 555 0199", "14155550134", False),  # with the country code
         ("13912348765", "13912345678", False),  # same mobile prefix and region
         ("1200 Elm Street", "4151200134", False),  # a house number inside a phone number
+        ("+1 415 555 0199", "5555550100", False),  # shares "555501", not at the same place
+        ("217-555-0111", "2175550142", False),  # the owner's town: area, exchange, 555-01
         ("+1 415 555 0199", "4155550199", True),  # the owner's number
         ("+1 415 555 0199", "5550199", True),  # a piece of it
         ("4155550199", "14155550199", True),  # the whole of it, with a country code
-        ("+1 415 555 0199", "3125550199", True),  # six of its digits past the area's start
-        ("13912348765", "13812348765", True),
+        ("+1 415 555 0199", "3125550199", True),  # its last six digits (the line's own part)
+        ("13912348765", "13812348765", True),  # one digit changed (a recital with a slip)
+        ("217-555-0111", "2175550112", True),
+        ("217-555-0111", "217555011", True),  # one dropped: a piece of it
     ],
 )
 def test_what_counts_as_the_owners_number(fact: str, said: str, owners: bool) -> None:

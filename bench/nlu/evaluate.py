@@ -12,8 +12,11 @@ from typing import Any
 import numpy as np
 
 from coordinator.acts import classify
+from coordinator.nlu.clauses import best_clause_prob, clause_scorer, clauses
 from coordinator.nlu.features import PAIR_FEATURES
 from coordinator.nlu.model import EXCEPTIONS, FOCI, FORMS, INTENTS, NLUModel, head_slices
+from coordinator.turns import asking
+from presets.matching import trigger_variants
 
 from .data import EmbeddingCache, Split, TriggerPair, load_split
 from .train import _probs, features, pair_matrix
@@ -95,6 +98,8 @@ def evaluate_pairs(model: NLUModel, pairs: list[TriggerPair], cache: EmbeddingCa
         return {}
     f = pair_matrix(pairs, cache)
     prob = np.array([model.trigger_prob_from_features(row) for row in f])
+    whole = prob.copy()
+    prob = np.maximum(prob, _clause_probs(model, pairs, cache))  # as LearnedUnderstander.trigger reads a long turn
     y = np.array([p.match for p in pairs], dtype=bool)
     rules = np.array(_rules_pairs(pairs, cache))
     learned = rules | (prob >= model.trigger_threshold)  # as LearnedUnderstander.trigger decides
@@ -125,6 +130,30 @@ def evaluate_pairs(model: NLUModel, pairs: list[TriggerPair], cache: EmbeddingCa
             "rules": _pct(float(np.mean(rules[idx] == y[idx]))),
         }
     out["by_kind"] = kinds
+    out["clauses_changed"] = {  # pairs the clause scoring turned from no match into a match
+        kind: int(np.sum((prob >= model.trigger_threshold) & (whole < model.trigger_threshold) & ~rules & kind_mask))
+        for kind, kind_mask in (
+            ("match", y),
+            ("no_match", ~y),
+            *((k, np.array([p.kind == k for p in pairs])) for k in sorted(kinds)),
+        )
+    }
+    return out
+
+
+def _clause_probs(model: NLUModel, pairs: list[TriggerPair], cache: EmbeddingCache) -> np.ndarray:
+    """The best clause's probability per pair (coordinator/nlu/clauses.py), 0 for a short turn."""
+    variants = {p.trigger: trigger_variants(p.trigger) for p in pairs}
+    out = np.zeros(len(pairs))
+    for i, p in enumerate(pairs):
+        if not clauses(p.utterance):
+            continue
+        c = classify(p.utterance, scene=p.scene)
+        if not asking(c):
+            continue  # as LearnedUnderstander._clause_probs: a turn that asks nothing is read whole
+        score = clause_scorer(model, "sales" in c.cues, asking(c))
+        tv = cache.embed(variants[p.trigger])
+        out[i] = best_clause_prob(p.utterance, [(p.trigger, tv)], lambda t: cache.embed([t])[0], score).get(0, 0.0)
     return out
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from presets.callers import pitch_only, who_calls_match
+from presets.callers import pitch_only, relative_claimed, who_calls_match
 from presets.topics import urgent_breaks_routine
 from presets.when import day_clash
 
@@ -33,6 +33,7 @@ from ..understanding import (
     rule_trigger,
     typed_understanding,
 )
+from .clauses import best_clause_prob, clause_scorer
 from .model import NLUModel, Reading, shared_model
 
 if TYPE_CHECKING:
@@ -286,7 +287,9 @@ class LearnedUnderstander:
         probs: dict[str, float] = {}
         who = self._who_calls(utt, state, ctx, c)
         pitching = "sales" in c.cues and not c.scam and not state.hostile
-        for cand in emergent_candidates(state, ctx):
+        cands = list(emergent_candidates(state, ctx))
+        per_clause = self._clause_probs(utt, cands, c) if rule is None else {}
+        for i, cand in enumerate(cands):
             cos, t_vec = 0.0, None
             if cand.vectors is not None and u is not None:
                 sims = cand.vectors @ u
@@ -295,6 +298,7 @@ class LearnedUnderstander:
                 cand.trigger, utt, cos, rule == cand.id, pitch="sales" in c.cues, asking=asking(c),
                 t_vec=t_vec, u_vec=u,
             )  # fmt: skip
+            p = max(p, per_clause.get(i, 0.0))  # "…你跟他说，他什么时候回家吃饭啊，…": the clause that asks
             if who(cand.id, cand.trigger) or (pitching and pitch_only(cand.trigger)):
                 # "如果是孩子学校打来的" and "我是阳光小学的班主任"; "推销电话" and any pitch: met
                 p = max(p, WHO_CALLS_P)
@@ -307,12 +311,23 @@ class LearnedUnderstander:
         best, p = ranked[0]
         runner = ranked[1][1] if len(ranked) > 1 else 0.0
         thr = self.model.trigger_threshold
+        trigger_of = {cand.id: cand.trigger for cand in cands}
         if rule is not None:  # the rules' pick stands; the model adds matches the rules miss
-            return TriggerReading(probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}")
+            kin = relative_claimed(trigger_of.get(rule, ""), utt)
+            return TriggerReading(
+                probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}", kin
+            )
         if p < thr:
             return TriggerReading(probs, None, p, runner, f"p={p:.2f} < {thr:.2f}")
         why = "who calls" if p == WHO_CALLS_P else f"p={p:.2f} >= {thr:.2f}"
-        return TriggerReading(probs, best, p, runner, why)
+        return TriggerReading(probs, best, p, runner, why, relative_claimed(trigger_of[best], utt))
+
+    def _clause_probs(self, utt: str, cands: list, c: Classification) -> dict[int, float]:
+        """The best clause's match probability per candidate, for a long turn (coordinator/nlu/clauses.py)."""
+        if self._embed is None or not cands or not asking(c):
+            return {}  # a turn that asks nothing is read whole ("..., just calling with a reminder")
+        score = clause_scorer(self.model, "sales" in c.cues, asking(c))
+        return best_clause_prob(utt, [(cand.trigger, cand.vectors) for cand in cands], self._embed, score)
 
     @staticmethod
     def _who_calls(utt: str, state: CallState, ctx: CallContext, c: Classification) -> Callable[[str, str], bool]:
