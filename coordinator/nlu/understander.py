@@ -32,6 +32,7 @@ from ..understanding import (
     rule_trigger,
     typed_understanding,
 )
+from .ask_owner import intro_and_ask_only
 from .model import NLUModel, Reading, shared_model
 from .repeat import about_last_line, terse
 
@@ -78,6 +79,8 @@ CUES = {
 _LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
 # What an announced arrival is not, whatever the model reads in part of it ("is anyone home?").
 _NOT_AN_ARRIVAL = (CallerAct.ASK_OWNER, CallerAct.GREETING, CallerAct.ACK, CallerAct.STATEMENT, CallerAct.OTHER)
+# What a request for the owner is not, whatever the model reads in the introduction before it.
+_NOT_AN_ASK_OWNER = (CallerAct.GREETING, CallerAct.ACK, CallerAct.STATEMENT, CallerAct.OTHER)
 # A trigger that says who calls, met by who the caller says they are (presets/callers.py): the
 # trained pair model reads these pairs at p=0.47-0.59 (stop 12), under its cut.
 WHO_CALLS_P = 0.95
@@ -249,6 +252,10 @@ class LearnedUnderstander:
         if rules.act == CallerAct.ARRIVAL and prim in _NOT_AN_ARRIVAL:
             # "中通的 你有个件 家里现在有人吗": a courier announcing the parcel asks for no one, whatever
             # the words "有人吗" read as alone: the arrival (the regular trigger) stands.
+            model_prefers = False
+        if rules.act == CallerAct.ASK_OWNER and prim in _NOT_AN_ASK_OWNER and intro_and_ask_only(utterance):
+            # "Hi, this is Priya from Zendesk. Is Alex around?": the model reads the introduction (a
+            # greeting; unpunctuated, a statement: "Okay, noted."); the caller asks for the owner (nlu/ask_owner.py)
             model_prefers = False
         if "press_yes" in rules.cues:
             model_prefers = False  # "just say yes to authorize the refund": a decision, never an "ok, noted"
