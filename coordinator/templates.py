@@ -261,6 +261,14 @@ READBACK: T = {
             "My apologies. Could you say it digit by digit?",
         ],
     },
+    "go_ahead": {
+        "zh": ["好的，您说。"],
+        "en": ["Sure, go ahead."],
+    },
+    "unclear": {
+        "zh": ["不好意思，没听清。请您一位一位地再说一下{what}？"],
+        "en": ["Sorry, I didn't catch the digits. Could you say the {what} once more, one digit at a time?"],
+    },
     "ask_number": {
         "zh": ["不好意思，号码我没听全，您能再说一遍吗？"],
         "en": ["Sorry, I didn't get the whole number. Could you say it again?"],
