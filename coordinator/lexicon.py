@@ -348,17 +348,22 @@ URGENT = cues(
     [r"urgent(ly)?", r"emergency", r"asap", r"as soon as possible", r"right away", r"immediately", r"hospital", r"accident", r"police"],
 )  # fmt: skip
 
+_ASKS = r" (?:is|are|can|could|would|do|does|did|i|i'm|we|please|what|when|where|who|how|why|um+|uh+|erm)\b"  # a question begins
+_INTRO_END = rf"(?<!\bfrom)(?=[,.!?]|$| and | calling| here|{_ASKS})"
+_COMPANY = rf"(?:(?!{_ASKS})[a-z0-9 &'-]|\.(?!\s))"  # not across a sentence's end or into a question
 SELF_ID = [
     re.compile(
         # (a space ends the name: a recognizer's pause, "我是物业的 明天上午停水" -> 物业)
         r"(?:我是|这里是|这边是|我这边是)(?P<who>[^，。,.!！?？\s]{1,16}?)(?:的|啊|呀|哈)?(?=[，。,.!！?？\s]|$|想|要|找|给|打|来|这边|那边|跟|有)"
     ),
+    # (The name ends at the sentence's end or where a question / request begins: "Priya from
+    # Zendesk. Is Alex around?", "priya from zendesk is alex around" -> "Priya from Zendesk".)
     re.compile(
-        r"\b(?:this is|my name is|it's) (?P<who>[a-z][a-z .'-]{1,40}?(?: from [a-z0-9 .&'-]{2,40})?)(?=[,.!?]|$| and | calling| here)",
+        rf"\b(?:this is|my name is|it's) (?P<who>[a-z][a-z .'-]{{1,40}}?(?: from {_COMPANY}{{2,40}})?){_INTRO_END}",
         re.IGNORECASE,
     ),
     re.compile(
-        r"\b(?:i am|i'm) (?P<who>[a-z][a-z'-]{1,20}(?: [a-z][a-z'-]{1,20})? from [a-z0-9 .&'-]{2,40}?)(?=[,.!?]|$| and | calling)",
+        rf"\b(?:i am|i'm) (?P<who>[a-z][a-z'-]{{1,20}}(?: [a-z][a-z'-]{{1,20}})? from {_COMPANY}{{2,40}}?){_INTRO_END}",
         re.IGNORECASE,
     ),
     re.compile(r"^(?:(?:hi|hello|hey|yes|yeah)[, ]+)?(?P<who>[a-z][a-z'-]{1,20}) here\b", re.IGNORECASE),

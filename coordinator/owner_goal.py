@@ -1,7 +1,9 @@
 """The owner's goal this turn: RETRIEVEPRESET and the relation of the preset to the caller's goal.
 
-In takeout/delivery/taxi the scene's regular slot is checked first, else the emergent
-triggers the understander matched against the *current* utterance (design.md). Each
+In takeout/delivery/taxi the scene's regular slot answers the turns it bears on (arrival,
+where to leave it / where to meet, a hand-over problem); on any other turn the emergent
+triggers the understander matched against the *current* utterance are checked first, as in
+every other scene ("他什么时候回来啊？" from the courier's line; docs/coordinator.md). Each
 returns a Decision when the preset decides the turn (convey, suspend, relay, wait), or
 None when the preset is irrelevant to what the caller wants (the general table answers).
 """
@@ -70,6 +72,14 @@ def infer_service_scene(state: CallState, ctx: CallContext, u: Understanding) ->
     if not slots:
         return
     state.scene = max(slots, key=lambda s: (u.scene_evidence.get(s, 0.0), state.scene_scores.get(s, 0.0)))
+
+
+def bears_on_regular(u: Understanding) -> bool:
+    """The turn is about what the regular slot answers: arrival, where to leave it / where to
+    meet, a problem with the hand-over, an either/or about it, a question on the place."""
+    if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE, CallerAct.EXCEPTION):
+        return True
+    return handover_choice(u) or u.focus == "location" or (u.regular_prob or 0.0) >= HANDOVER_P
 
 
 def regular_preset(state: CallState, ctx: CallContext) -> PresetRef | None:
@@ -141,7 +151,7 @@ def with_regular(
                 return ack(state, ctx, u, flags)
             return reply(state, ctx, Act.ACKNOWLEDGE, u.act, Relation.ALIGNED, u, flags)
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
-    if u.repeat and state.last_act == Act.CONVEY_PRESET:
+    if u.repeat and state.last_act == Act.CONVEY_PRESET and state.record.presets_conveyed[-1:] == [preset.id]:
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags, repeat=True)
     if u.act in (CallerAct.GREETING, CallerAct.ASK_OWNER) and not conveyed and not suspended:
         # "Hi, is this Dr. Kim?" from a courier: find out what they need.

@@ -8,8 +8,9 @@ Order of reasoning each turn:
 1. rhythm: silence -> check in, second silence -> close;
 2. input guard: injection / extraction -> safe refusal (no caller text changes the rules);
 3. caller act and scene;
-4. RETRIEVEPRESET (design.md): in takeout/delivery/taxi the scene's regular slot,
-   else emergent triggers matched against the *current* utterance;
+4. RETRIEVEPRESET (design.md, docs/coordinator.md): in takeout/delivery/taxi the scene's
+   regular slot for the turns it bears on; emergent triggers matched against the *current*
+   utterance on any other turn;
 5. relation of the owner goal to the caller goal -> act (convey, guide, relay, ...);
 6. owner record; template wording that never repeats the previous reply.
 """
@@ -21,7 +22,7 @@ from typing import Protocol
 
 from . import number_pieces, readback
 from .general import general
-from .owner_goal import infer_service_scene, regular_preset, with_emergent, with_regular
+from .owner_goal import bears_on_regular, infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
 from .reply import decision, message_noted, reply
@@ -186,9 +187,15 @@ class Coordinator:
         if state.probing and (self._still_probing(u) or _presses_for_the_way_in(u)):
             # "Just read it to me, the platform requires it": still the same probe.
             return reply(state, ctx, Act.DEFLECT_PRIVATE, u.act, Relation.NONE, u, flags)
-        # RETRIEVEPRESET: the scene's regular slot first, emergent triggers otherwise.
+        # RETRIEVEPRESET: the scene's regular slot for the turns it bears on; on any other turn
+        # an emergent trigger matched by the current words first, then the regular slot.
         regular = regular_preset(state, ctx)
-        d = with_regular(state, ctx, u, regular, flags) if regular else with_emergent(state, ctx, u, flags)
+        if regular is not None and bears_on_regular(u):
+            d = with_regular(state, ctx, u, regular, flags)
+        else:
+            d = with_emergent(state, ctx, u, flags)
+            if d is None and regular is not None:
+                d = with_regular(state, ctx, u, regular, flags)
         return d if d is not None else general(state, ctx, u, flags, regular)
 
     @staticmethod

@@ -36,6 +36,7 @@ from safety._same_number import same_number
 from .confidence import LOW_CONFIDENCE as LOW_CONFIDENCE
 from .confidence import ask_repeat as ask_repeat
 from .confidence import low_confidence as low_confidence
+from .readback_yes import answer_to_request
 from .spoken_numbers import (
     Value,
     apply_correction,
@@ -288,6 +289,12 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     correction = _correction(items, utt, lang)
     no = bool(_NO.search(norm) or _NO_HEARD.search(norm))
     yes = not no and bool(_YES.search(norm))
+    # Asked for the number again (once more, digit by digit), or reading back what was spelled: "OK
+    # time" is a misheard digit string, not a yes; "okay" agrees to say it (coordinator/readback_yes.py).
+    asked, strict = bool(pending.get("asked")), bool(pending.get("asked") or pending.get("digits"))
+    to_request = answer_to_request(norm) if strict else None
+    if strict:
+        yes = yes and (to_request == "yes" or (to_request == "agree" and not asked))
     if correction is not None:
         old, said = correction[0]["value"].lstrip("+"), correction[2].lstrip("+")
         lost = not no and dropped_digit(old, said) and not pending.get("asked") and bool(_AFFIRM.search(norm))
@@ -308,6 +315,12 @@ def answer(state: CallState, ctx: CallContext, utt: str) -> Reply | None:
     ):
         state.readback = None  # "不对，是139…": a number where a time was read back: taken as new
         return None
+    if correction is None and not no and not yes and to_request in ("agree", "unclear"):
+        if pending.get("unclear"):
+            return _give_up(state, ctx, close)  # twice without the digits: kept unconfirmed, flagged
+        state.readback = {**pending, "unclear": True}
+        key = "go_ahead" if to_request == "agree" else "unclear"
+        return Reply(Act.READ_BACK, render(key, state, ctx, what=KIND_WORD[lang][items[0]["kind"]]))
     # A no, or a different value right after a read-back (an implicit no); the digits given
     # when asked for them again are the answer to that request, not another no.
     nos = pending.get("nos", 0) + int(no or (correction is not None and not pending.get("asked")))

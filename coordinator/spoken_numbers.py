@@ -326,18 +326,27 @@ def correction_runs(utt: str) -> list[str]:
     return [r for r in digit_runs(text, merge=True) if len(r.lstrip("+")) >= 2]
 
 
+_OCLOCK = " o'clock"
+
+
 def group(value: str, kind: str, lang: str) -> str:
-    """How a value is read back: phone numbers in digit groups (415 555 0134, 139 1234 5678)."""
+    """How a value is read back, as said: phone numbers in digit groups (415 555 0134, 139 1234
+    5678), times as "3 pm", "3:30 pm", "9 o'clock", 下午3点半, amounts as "$15", "$12.50", 15块."""
     if kind == "time":
         h, m = (int(x) for x in value.split(":"))
         if lang == "zh":
             part = "下午" if 12 < h < 18 else "晚上" if h >= 18 else ""
             hh = h - 12 if h > 12 else h
             return f"{part}{hh}点" + ("半" if m == 30 else f"{m}分" if m else "")
-        suffix = " pm" if h >= 12 else ""
-        return f"{h - 12 if h > 12 else h}:{m:02d}{suffix}"
+        # (A morning hour is kept without "am": "at 4" and "3:15" are read as such, and saying "am"
+        # would add what the caller did not say.)
+        h %= 24
+        suffix = " pm" if h >= 12 else " am" if h == 0 else ""
+        if m == 0:
+            return f"{h % 12 or 12}{suffix or _OCLOCK}"
+        return f"{h % 12 or 12}:{m:02d}{suffix}"
     if kind == "amount":
-        return _yuan(value) if lang == "zh" else f"${value}"
+        return _yuan(value) if lang == "zh" else "$" + value.removesuffix(".00")
     plus = "+" if value.startswith("+") else ""
     d = value.lstrip("+")
     if kind == "code" or len(d) < 7:

@@ -240,11 +240,11 @@ READBACK: T = {
         "en": ["Got it, I'll pass that on to {owner}.", "Noted for {owner}."],
     },
     "ask": {
-        "zh": ["是 {what}，对吗？", "我跟您核对一下：{what}，对吗？", "您说的是 {what}，没错吧？"],
+        "zh": ["是{what}，对吗？", "我跟您核对一下：{what}，对吗？", "您说的是{what}，没错吧？"],
         "en": ["That's {what}, right?", "Let me read that back: {what}. Is that right?", "So that's {what}, correct?"],
     },
     "again": {
-        "zh": ["不好意思，那是 {what}，对吗？", "好的，改成 {what}，这次对吗？"],
+        "zh": ["不好意思，那是{what}，对吗？", "好的，改成{what}，这次对吗？"],
         "en": ["Sorry about that. So it's {what}, right?", "Thanks. That's {what}, is that right now?"],
     },
     "say_again": {
@@ -261,6 +261,14 @@ READBACK: T = {
             "My apologies. Could you say it digit by digit?",
         ],
     },
+    "go_ahead": {
+        "zh": ["好的，您说。"],
+        "en": ["Sure, go ahead."],
+    },
+    "unclear": {
+        "zh": ["不好意思，没听清。请您一位一位地再说一下{what}？"],
+        "en": ["Sorry, I didn't catch the digits. Could you say the {what} once more, one digit at a time?"],
+    },
     "ask_number": {
         "zh": ["不好意思，号码我没听全，您能再说一遍吗？"],
         "en": ["Sorry, I didn't get the whole number. Could you say it again?"],
@@ -270,7 +278,7 @@ READBACK: T = {
         "en": ["{what}, got it. Go on.", "Okay, {what}. And then?"],
     },
     "number_so_far": {
-        "zh": ["我这边记到的是 {what}，后面还有吗？"],
+        "zh": ["我这边记到的是{what}，后面还有吗？"],
         "en": ["So far I have {what}. What's the rest?"],
     },
     "no_number_yet": {

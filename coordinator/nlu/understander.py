@@ -10,7 +10,6 @@ which the learned reading can add to but never clear.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -33,8 +32,10 @@ from ..understanding import (
     rule_trigger,
     typed_understanding,
 )
+from .ask_owner import intro_and_ask_only
 from .clauses import best_clause_prob, clause_scorer
 from .model import NLUModel, Reading, shared_model
+from .repeat import about_last_line, terse
 
 if TYPE_CHECKING:
     from ..types import CallContext, CallState
@@ -79,6 +80,8 @@ CUES = {
 _LEARNED_CUES = set(CUES.values()) | {"ask_owner"}
 # What an announced arrival is not, whatever the model reads in part of it ("is anyone home?").
 _NOT_AN_ARRIVAL = (CallerAct.ASK_OWNER, CallerAct.GREETING, CallerAct.ACK, CallerAct.STATEMENT, CallerAct.OTHER)
+# What a request for the owner is not, whatever the model reads in the introduction before it.
+_NOT_AN_ASK_OWNER = (CallerAct.GREETING, CallerAct.ACK, CallerAct.STATEMENT, CallerAct.OTHER)
 # A trigger that says who calls, met by who the caller says they are (presets/callers.py): the
 # trained pair model reads these pairs at p=0.47-0.59 (stop 12), under its cut.
 WHO_CALLS_P = 0.95
@@ -119,11 +122,6 @@ def _primary(active: list[str], exception: str | None, question: bool) -> Caller
     if "exception" in active:
         return CallerAct.EXCEPTION
     return act_of["other"]
-
-
-def _terse(text: str) -> bool:
-    hanzi = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
-    return hanzi <= 6 and len(re.findall(r"[A-Za-z']+", text)) <= 4
 
 
 class LearnedUnderstander:
@@ -181,8 +179,15 @@ class LearnedUnderstander:
         conf: float | None,
     ) -> Understanding:
         thr = self.model.intent_threshold
-        ranked = sorted(r.intents.items(), key=lambda kv: -kv[1])
+        intents = r.intents
+        if not c.repeat_request and not about_last_line(utterance, state.last_reply):
+            # "他什么时候回来啊？" after the owner's answer asks anew, whatever its "啊？" reads as (nlu/repeat.py)
+            intents = {**intents, "repeat_request": 0.0}
+        ranked = sorted(intents.items(), key=lambda kv: -kv[1])
         active = [name for name, p in ranked if p >= max(thr, STRICT.get(name, 0.0))]
+        # What only the model reads is added to the rules' reading when it clears the threshold: the
+        # best guess below it names the act when nothing does, never a repeat ("他什么时候回来啊？", 0.29).
+        adds = {i for i in active if i in ("own_action", "follow_up", "repeat_request")}
         if not active:
             active = [next((n for n, _ in ranked if n not in STRICT), "other")]
         if "own_action" in active and "ack" in active and state.conveyed:
@@ -203,7 +208,7 @@ class LearnedUnderstander:
         # A question by its form (or the rules' "?" and question words), not by its intent: "Praed
         # Street, lovely. I'm the grey Prius, be there in two." reads where_to_leave yet asks nothing.
         question = form != "plain" or c.question
-        learned = self._reading(utterance, c, active, exc, question, r.intents)
+        learned = self._reading(utterance, c, active, exc, question, intents, adds)
         service = state.scene in SERVICE_SCENES or (state.scene is None and any(ctx.regular.values()))
         arriving = max(r.intents["arrival"], r.intents["where_to_leave"]) >= AGREE and "ask_private" not in active
         if learned.act == CallerAct.INFO_QUESTION and focus == "location" and service and arriving:
@@ -232,9 +237,10 @@ class LearnedUnderstander:
         exc: str | None,
         question: bool,
         intents: dict[str, float],
+        adds: set[str],
     ) -> Classification:
         rules_intent = _RULE_INTENT.get(rules.act, rules.act.value)
-        bare_closing = "closing" in active and _terse(utterance)  # "nope" / "没了" after "anything else?"
+        bare_closing = "closing" in active and terse(utterance)  # "nope" / "没了" after "anything else?"
         top, rules_p = max(intents.values()), intents.get(rules_intent, 0.0)
         model_prefers = top >= CONFIDENT and (rules_p < AGREE or top - rules_p >= PREFERS)
         prim = _primary(active, exc, question)
@@ -248,13 +254,17 @@ class LearnedUnderstander:
             # "中通的 你有个件 家里现在有人吗": a courier announcing the parcel asks for no one, whatever
             # the words "有人吗" read as alone: the arrival (the regular trigger) stands.
             model_prefers = False
+        if rules.act == CallerAct.ASK_OWNER and prim in _NOT_AN_ASK_OWNER and intro_and_ask_only(utterance):
+            # "Hi, this is Priya from Zendesk. Is Alex around?": the model reads the introduction (a
+            # greeting; unpunctuated, a statement: "Okay, noted."); the caller asks for the owner (nlu/ask_owner.py)
+            model_prefers = False
         if "press_yes" in rules.cues:
             model_prefers = False  # "just say yes to authorize the refund": a decision, never an "ok, noted"
         if not bare_closing and not model_prefers:
             # The model agrees with the rules' act (or is not sure of another): keep the rules'
             # reading and add what only the model reads (follow-ups, own actions, repeats).
-            rules.cues |= {CUES[i] for i in active if i in ("own_action", "follow_up", "repeat_request")}
-            rules.repeat_request = rules.repeat_request or "repeat_request" in active
+            rules.cues |= {CUES[i] for i in adds}
+            rules.repeat_request = rules.repeat_request or "repeat_request" in adds
             return rules
         if _primary(active, exc, question) in _ENDING and not bare_closing:
             return rules  # the model alone never ends a call ("I just need a verbal okay" is no ack)
@@ -262,7 +272,7 @@ class LearnedUnderstander:
         c.cues = {cue for cue in c.cues if cue not in _LEARNED_CUES} | {CUES[i] for i in active if i in CUES}
         c.exception = exc
         c.question = question or rules.question
-        c.repeat_request = "repeat_request" in active
+        c.repeat_request = "repeat_request" in adds
         c.en_route = "en_route" in active and "arrival" not in active
         c.threat = "threat" in active or rules.threat
         c.scam = "scam" in active or rules.scam
