@@ -185,6 +185,8 @@ class Coordinator:
             return reply(state, ctx, Act.DEFLECT_PRIVATE, u.act, Relation.NONE, u, flags)
         # RETRIEVEPRESET: the scene's regular slot first, emergent triggers otherwise.
         regular = regular_preset(state, ctx)
+        if u.wrong_number:
+            return general(state, ctx, u, flags, regular)  # "那我打错了": no preset was meant for them
         d = with_regular(state, ctx, u, regular, flags) if regular else with_emergent(state, ctx, u, flags)
         return d if d is not None else general(state, ctx, u, flags, regular)
 

@@ -51,6 +51,9 @@ def record_outcome(
     r = state.record
     if set(flags) & _BLOCKING:
         return
+    if c.wrong_number:
+        misdialled(r)
+        return
     quiet_acts = (Act.ASK_PURPOSE, Act.CLARIFY, Act.CHECK_IN, Act.SAFE_REFUSAL)
     quiet_callers = (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE)
     if r.reason is None and act not in quiet_acts and c.act not in quiet_callers:
@@ -85,11 +88,22 @@ def settle_context(state: CallState) -> None:
     state.context_messages.clear()
 
 
+def misdialled(r: OwnerRecord) -> None:
+    """The caller dialled the wrong number: what they asked or said was meant for someone else,
+    kept as context (notes), nothing for the owner to act on."""
+    _keep_as_notes(r, "wrong_number")
+
+
 def disown_messages(r: OwnerRecord) -> None:
     """The caller turned out to be an attacker: nothing they said is relayed as a message."""
+    _keep_as_notes(r, "hostile_caller")
+
+
+def _keep_as_notes(r: OwnerRecord, flag: str) -> None:
+    """Everything the caller left becomes context (notes), nothing to act on; ``flag`` says why."""
     r.notes.extend([*r.messages, *r.requests, *r.exceptions])
     r.messages.clear()
     r.requests.clear()
     r.exceptions.clear()
-    if "hostile_caller" not in r.flags:
-        r.flags.append("hostile_caller")
+    if flag not in r.flags:
+        r.flags.append(flag)

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from presets.matching import Candidate, match_trigger
 
+from . import lexicon as lx
 from .acts import Classification, classify, message_body
 from .news import informative, placed_elsewhere
+from .text import compact, normalize
 from .turns import abusive, asking, said
 from .types import CallerAct
 
@@ -78,6 +80,7 @@ class Understanding:
     injection: bool = False
     credential_probe: bool = False
     dismiss: bool = False  # "算了" / "Forget it"
+    wrong_number: bool = False  # "那我打错了" / "sorry, wrong number": nothing here was meant for the owner
     urgent: bool = False
     starts_with_ack: bool = False
     ack_marked: bool = False
@@ -160,6 +163,7 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         injection=c.injection,
         credential_probe=c.credential_probe,
         dismiss=c.dismiss,
+        wrong_number=wrong_number(c),
         urgent=c.urgent,
         starts_with_ack=c.starts_with_ack,
         ack_marked=c.ack_marked,
@@ -172,6 +176,12 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         placed_elsewhere=placed_elsewhere(utt, regular or _given_regular(state, ctx)),
         slots=slots_of(c),
     )
+
+
+def wrong_number(c: Classification) -> bool:
+    """The caller says they dialled the wrong number (not a message that mentions one)."""
+    said_wrong = lx.WRONG_NUMBER.search(compact(c.raw), normalize(c.raw))
+    return bool(said_wrong) and "message" not in c.cues and c.act != CallerAct.LEAVE_MESSAGE
 
 
 def _given_regular(state: CallState, ctx: CallContext) -> str | None:

@@ -1,0 +1,102 @@
+"""Conversation tests for the owner's record (issue 12, stop 15): what the caller left for the
+owner, and what is noise the owner would rather not read. A wrong number leaves nothing to act
+on (not even the question meant for someone else); a scam's screen-sharing request is an attack,
+not a message; a pitch makes the caller's introduction its preamble, not news.
+
+The phrasings are ours, not the bench's; no scene hint; each class in Chinese and English, with
+the learned understander (``call``) and the rules baseline."""
+
+from __future__ import annotations
+
+import pytest
+
+from coordinator import Act
+from coordinator.understanding import RulesUnderstander
+
+from .coordinator_helpers import Call
+from .test_understanding_judge2 import call, guard
+
+
+def rules_call(lang: str, **kw: object) -> Call:
+    owner = "Sarah" if lang == "en" else "刘女士"
+    return Call(owner=owner, lang=lang, input_guard=guard, understander=RulesUnderstander(), **kw)  # type: ignore[arg-type]
+
+
+CALLS = pytest.mark.parametrize("make", [call, rules_call], ids=["learned", "rules"])
+
+# ---------------------------------------------------------------- wrong number ----
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "first", "wrong"),
+    [
+        ("zh", "喂，是物业吗？我家水管漏水了，能不能派个师傅来看看", "啊？不是物业啊？那我打错了，不好意思"),
+        ("zh", "请问是王师傅的修车铺吗？我的车什么时候能修好", "哦哦，拨错号了，抱歉抱歉"),
+        ("en", "Hi, is this Dr. Patel's office? I need to move my appointment to Friday.",
+         "Oh, it's not? Sorry, I must have dialed the wrong number."),
+        ("en", "Hello, is this Mike's Pizza? Can I get a large pepperoni for pickup?", "Oops, wrong number, sorry about that."),
+    ],
+)  # fmt: skip
+def test_a_wrong_number_leaves_nothing_for_the_owner(make, lang: str, first: str, wrong: str) -> None:
+    c = make(lang)
+    c.say(first)
+    d = c.say(wrong)
+    assert d.end_call and d.act == Act.CLOSE
+    r = c.record
+    assert not r.has_message, (r.messages, r.requests, r.exceptions)
+    assert "wrong_number" in r.flags
+    assert first not in r.requests  # meant for someone else: context at most
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "line", "keyword"),
+    [
+        ("zh", "我是他同事小赵，跟他说一下，他给客户留的号码打错了，客户联系不上他", "号码"),
+        ("en", "It's Dana from the bank, please tell her we have the wrong number on file for her account.", "wrong number"),
+    ],
+)  # fmt: skip
+def test_a_message_about_a_wrong_number_is_still_a_message(make, lang: str, line: str, keyword: str) -> None:
+    c = make(lang)
+    d = c.say(line)
+    assert not d.end_call
+    assert any(keyword in m for m in c.record.messages), c.record
+    assert "wrong_number" not in c.record.flags
+
+
+# ------------------------------------------------------ a scam's screen sharing ----
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        ("zh", ("您好，我是网店的售后客服，您买的那双鞋有质量问题，我们给您办理退款",
+                "您先下载一个会议软件，打开屏幕共享，我一步一步教您操作")),
+        ("en", ("Hello, this is the refunds team from your online store, you were overcharged on your last order.",
+                "To process it I need you to download a meeting app and share your screen, I'll walk you through it.")),
+    ],
+)  # fmt: skip
+def test_a_refund_that_needs_screen_sharing_is_a_scam_not_a_message(make, lang: str, lines: tuple[str, ...]) -> None:
+    c = make(lang)
+    for line in lines:
+        c.say(line)
+    r = c.record
+    assert not r.has_message, (r.messages, r.requests, r.exceptions)
+    assert "hostile_caller" in r.flags
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "line", "keyword"),
+    [
+        ("zh", "我是她同事小林，麻烦跟她说一下，下午评审会请她共享一下屏幕演示新版本", "评审"),
+        ("en", "It's Priya from work, please tell her to share her screen at the three o'clock review.", "review"),
+    ],
+)  # fmt: skip
+def test_a_colleague_asking_to_share_a_screen_leaves_a_message(make, lang: str, line: str, keyword: str) -> None:
+    c = make(lang)
+    c.say(line)
+    assert any(keyword in m for m in c.record.messages), c.record
+    assert "hostile_caller" not in c.record.flags
