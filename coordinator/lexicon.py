@@ -202,7 +202,7 @@ SALES = cues(
      "有没有兴趣", "感兴趣", "了解一下我们", "我们(的|这个)?(产品|新品|课程|楼盘|套餐|业务)", "名额(很|不)?(少|多|有限)",
      "回馈活动", "优惠活动", "返现", "加盟", "楼盘", "开盘", "推荐(一款|一个|您)", "捐款", "募捐", "慈善", "爱心(捐|活动)",
      "(新店|盛大)开业", "打(一|二|三|四|五|六|七|八|九|\\d)(\\.\\d)?折", "(免费|预约).{0,4}试听", "抽中", "幸运(用户|观众|号码)", "周年庆",
-     "低息", "周转资金", "(最高|额度).{0,4}(万|千)", "秒(批|到账|下款)", "无抵押", "(信用|征信)良好"],
+     "低息", "周转资金", "请按(1|一)(?!下)", "按(1|一)键", "(最高|额度).{0,4}(万|千)", "秒(批|到账|下款)", "无抵押", "(信用|征信)良好"],
     [r"(special|limited|exclusive|one[- ]time|best) (offer|promotion|deal|price)", r"limited time", r"you('ve| have) (won|been selected)",
      r"(prize|sweepstakes|lottery|free (trial|gift|cruise|vacation|quote|estimate|inspection|installation|upgrade|systems?))",
      r"(extended )?(car|vehicle|auto) (warranty|service contract)", r"extended (warranty|service contract)",

@@ -156,6 +156,7 @@ class Coordinator:
         note_caller(state, ctx, utt, u, flags)
         if u.pitch:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
+            settle_context(state)  # and the introduction before it was the pitch's preamble, not news
         d = self._respond(state, ctx, u, flags)
         # (A repeat request, "你说啥 信号不好", is the same reply again: nothing new to record.)
         relay = self._relays(state, u, d.act) and not d.slots.get("repeat")

@@ -39,7 +39,7 @@ def note_caller(state: CallState, ctx: CallContext, utt: str, c: Understanding, 
         tag = f"input:{flag}"
         if tag not in r.flags:
             r.flags.append(tag)
-    if c.act == CallerAct.SALES and "sales_or_harassment" not in r.flags:
+    if (c.act == CallerAct.SALES or c.pitch) and "sales_or_harassment" not in r.flags:
         r.flags.append("sales_or_harassment")
 
 

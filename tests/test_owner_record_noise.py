@@ -100,3 +100,25 @@ def test_a_colleague_asking_to_share_a_screen_leaves_a_message(make, lang: str, 
     c.say(line)
     assert any(keyword in m for m in c.record.messages), c.record
     assert "hostile_caller" not in c.record.flags
+
+
+# ------------------------------------------------- a pitch after an introduction ----
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "intro", "pitch"),
+    [
+        ("zh", "您好，这里是信用卡服务中心，本次通话可能会被录音", "尊敬的客户，您可申请分期免息，如需办理请按1"),
+        ("zh", "您好，这边是星河健身的会籍顾问小陈", "我们新店开业，年卡打五折，您有没有兴趣了解一下"),
+        ("en", "Hi, this is Mark calling from Bright Home Solutions.",
+         "We're offering free solar panel installation in your area this month, would you be interested?"),
+    ],
+)  # fmt: skip
+def test_an_introduction_that_leads_into_a_pitch_is_no_message(make, lang: str, intro: str, pitch: str) -> None:
+    c = make(lang)
+    c.say(intro)
+    c.say(pitch)
+    r = c.record
+    assert not r.has_message, (r.messages, r.requests)
+    assert "sales_or_harassment" in r.flags
