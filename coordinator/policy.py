@@ -168,6 +168,9 @@ class Coordinator:
         second = u.slots.get("message")
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
+        urgent_need = u.urgent and not (pretext or u.credential_probe or u.pitch or state.sales_count)
+        if d.act == Act.DEFLECT_PRIVATE and urgent_need and not second:
+            second = utt  # "他手机号多少？有个bug急着要他看": the owner must hear someone needs them urgently
         if d.act == Act.DEFLECT_PRIVATE and second and not state.hostile and second not in state.record.messages:
             # "跟她说一下房租要涨五百，另外她周六在家吗": the message is taken, the question deflected
             state.record.messages.append(second)
