@@ -152,3 +152,41 @@ def test_an_urgent_need_beside_a_private_question_is_kept_for_the_owner(
     assert d.act == Act.DEFLECT_PRIVATE
     assert any(keyword in m for m in c.record.messages), c.record
     assert "136" not in d.text
+
+
+# --------------------------------------------------- "is this the owner?" is no request ----
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("zh", "喂，刘女士吗？"),
+        ("zh", "您好，这边是顺丰的，请问是刘女士吗？"),
+        ("en", "Hi, this is Golden Dragon, calling about a pickup order for Sarah?"),
+        ("en", "Hello, Sarah?"),
+        ("en", "Good morning, is this Sarah?"),
+    ],
+)  # fmt: skip
+def test_checking_the_call_reached_the_owner_is_no_request(make, lang: str, line: str) -> None:
+    c = make(lang)
+    d = c.say(line)
+    assert d.act not in (Act.ANSWER_UNKNOWN, Act.DEFER_DECISION), d.text
+    assert not c.record.has_message, c.record.requests
+
+
+@CALLS
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("zh", "刘女士什么时候有空？我想约她谈合同"),
+        ("zh", "你知道刘女士吗？"),
+        ("zh", "能不能转告刘女士？"),
+        ("en", "Hi, it's Tom. When will she be back? I need to sign the lease with Sarah?"),
+        ("en", "Hi, could you ask Sarah?"),
+    ],
+)  # fmt: skip
+def test_a_question_that_asks_more_than_who_answered_is_not_an_owner_check(make, lang: str, line: str) -> None:
+    from coordinator.understanding import checks_owner
+
+    assert not checks_owner(line, "Sarah" if lang == "en" else "刘女士")
