@@ -78,6 +78,7 @@ TABLE: tuple[Row, ...] = (
     ("insults with nothing else: stay calm, relay nothing", lambda t: t.u.abusive, Act.ASK_PURPOSE),
     ("a third pitch: end politely",
      lambda t: t.u.pitch and t.state.sales_count >= 3 and t.u.act != CallerAct.ASK_DECISION, Do.CLOSE),
+    ("a wrong number: goodbye, nothing for the owner", lambda t: t.u.wrong_number, Do.CLOSE),
     ("who are you?", _is(CallerAct.ASK_IDENTITY), Act.IDENTIFY_SELF),
     ("left or waiting somewhere the owner did not say: the owner must hear where",
      lambda t: t.u.placed_elsewhere and not t.u.question and not t.guarded, Act.CONFIRM_MESSAGE),

@@ -202,7 +202,7 @@ SALES = cues(
      "有没有兴趣", "感兴趣", "了解一下我们", "我们(的|这个)?(产品|新品|课程|楼盘|套餐|业务)", "名额(很|不)?(少|多|有限)",
      "回馈活动", "优惠活动", "返现", "加盟", "楼盘", "开盘", "推荐(一款|一个|您)", "捐款", "募捐", "慈善", "爱心(捐|活动)",
      "(新店|盛大)开业", "打(一|二|三|四|五|六|七|八|九|\\d)(\\.\\d)?折", "(免费|预约).{0,4}试听", "抽中", "幸运(用户|观众|号码)", "周年庆",
-     "低息", "周转资金", "(最高|额度).{0,4}(万|千)", "秒(批|到账|下款)", "无抵押", "(信用|征信)良好"],
+     "低息", "周转资金", "请按(1|一)(?!下)", "按(1|一)键", "(最高|额度).{0,4}(万|千)", "秒(批|到账|下款)", "无抵押", "(信用|征信)良好"],
     [r"(special|limited|exclusive|one[- ]time|best) (offer|promotion|deal|price)", r"limited time", r"you('ve| have) (won|been selected)",
      r"(prize|sweepstakes|lottery|free (trial|gift|cruise|vacation|quote|estimate|inspection|installation|upgrade|systems?))",
      r"(extended )?(car|vehicle|auto) (warranty|service contract)", r"extended (warranty|service contract)",
@@ -246,14 +246,16 @@ ABUSE = cues(
 
 # Scams that pose as an authority: a call to refuse, never a message to relay.
 SCAM = cues(
-    ["涉嫌", "洗钱", "冻结", "安全账户", "(电脑|手机).{0,4}(中了?病毒|被黑|中毒)", "远程(控制|协助|操作)", "(交|付).{0,6}(邮费|手续费|保证金|解冻费)", "中了?(一台|一部|大奖)", "配合调查", "公检法", "通缉", "逮捕", "反诈中心", "刷单", "(转|打)(到|进)(指定|安全)"],
+    ["涉嫌", "洗钱", "冻结", "安全账户", "(电脑|手机).{0,4}(中了?病毒|被黑|中毒)", "远程(控制|协助|操作)", "(交|付).{0,6}(邮费|手续费|保证金|解冻费)", "中了?(一台|一部|大奖)", "配合调查", "公检法", "通缉", "逮捕", "反诈中心", "刷单", "(转|打)(到|进)(指定|安全)",
+     "(下载|安装|打开).{0,12}(屏幕共享|共享屏幕)", "(屏幕共享|共享屏幕).{0,8}(教您|教你|指导您|帮您操作)"],
     [r"warrant (for|out)", r"arrest", r"gift cards?", r"wire (the )?money", r"(google play|itunes|apple|steam|amazon) (gift )?cards?",
      r"lawsuit (filed|against|under)", r"(federal|national) tax", r"tax (bureau|authority|department) (officer|agent)?", r"(social security|ssn) (number )?(has been |is )?suspended",
      r"(your|his|her) account (has been|will be|is) (frozen|suspended|locked|compromised)", r"money laundering", r"irs",
      r"bail", r"safe account",
      r"(microsoft|windows|apple|amazon|norton|mcafee) (support|security|technical|tech|refund)( (team|department|desk))?",
      r"(detected|found|there is|there's) (a |an )?(virus|malware|hack(er)?|breach) (on|in) (her|his|their|your|the) (computer|pc|laptop|device)",
-     r"remote access", r"(install|download) (anydesk|teamviewer)"],
+     r"remote access", r"(install|download) (anydesk|teamviewer)",
+     r"(download|install) [\w' ]{0,40}(share (your|the) screen|screen ?shar\w*)"],
 )  # fmt: skip
 
 # An institution sending the owner to its own official channel ("call the number on the back of the
@@ -265,6 +267,14 @@ OFFICIAL_CHANNEL = cues(
      r"(number|hotline) (printed )?on (the|their|her|his|your) (card|statement)",
      r"(call|contact|ring) (the|your|their|her|his) bank directly", r"number on (the|your|their|her|his) (statement|bank statement)",
      r"(through|in|via) (the|your|their|her|his) (banking )?app"],
+)  # fmt: skip
+
+# The caller dialled the wrong number ("那我打错了", "sorry, wrong number"): nothing they said was meant
+# for the owner. Not "他留的号码打错了" / "we have the wrong number on file" (a message about a number).
+WRONG_NUMBER = cues(
+    ["(?<!号码)(?<!号)(?<!电话)(?<!手机)打错(了|电话|号码?|人)(?!字|钱|款)", "拨错(了|号|电话)"],
+    [r"(i|i've|i have|must have|i think i|i guess i)( \w+)? (got|have|dialed|dialled|called|rang|rung) (the |a )?wrong (number|person)",
+     r"(sorry|oops|whoops|oh|ah)( \w+)? (it's |this is |that's )?(a |the )?wrong number", r"^(a |the )?wrong number"],
 )  # fmt: skip
 
 # Dismissals that close a turn ("算了", "Forget it"): nothing to relay.

@@ -157,6 +157,7 @@ class Coordinator:
         note_caller(state, ctx, utt, u, flags)
         if u.pitch:
             state.sales_count += 1  # a pitch, whatever answers it: nothing this caller says is relayed
+            settle_context(state)  # and the introduction before it was the pitch's preamble, not news
         d = self._respond(state, ctx, u, flags)
         # (A repeat request, "你说啥 信号不好", is the same reply again: nothing new to record.)
         relay = self._relays(state, u, d.act) and not d.slots.get("repeat")
@@ -168,6 +169,9 @@ class Coordinator:
         second = u.slots.get("message")
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
+        urgent_need = u.urgent and not (pretext or u.credential_probe or u.pitch or state.sales_count)
+        if d.act == Act.DEFLECT_PRIVATE and urgent_need and not second:
+            second = utt  # "他手机号多少？有个bug急着要他看": the owner must hear someone needs them urgently
         if d.act == Act.DEFLECT_PRIVATE and second and not state.hostile and second not in state.record.messages:
             # "跟她说一下房租要涨五百，另外她周六在家吗": the message is taken, the question deflected
             state.record.messages.append(second)
@@ -190,6 +194,8 @@ class Coordinator:
         # RETRIEVEPRESET: the scene's regular slot for the turns it bears on; on any other turn
         # an emergent trigger matched by the current words first, then the regular slot.
         regular = regular_preset(state, ctx)
+        if u.wrong_number:
+            return general(state, ctx, u, flags, regular)  # "那我打错了": no preset was meant for them
         if regular is not None and bears_on_regular(u):
             d = with_regular(state, ctx, u, regular, flags)
         else:

@@ -39,7 +39,7 @@ def note_caller(state: CallState, ctx: CallContext, utt: str, c: Understanding, 
         tag = f"input:{flag}"
         if tag not in r.flags:
             r.flags.append(tag)
-    if c.act == CallerAct.SALES and "sales_or_harassment" not in r.flags:
+    if (c.act == CallerAct.SALES or c.pitch) and "sales_or_harassment" not in r.flags:
         r.flags.append("sales_or_harassment")
 
 
@@ -50,6 +50,9 @@ def record_outcome(
     carries nothing for the owner, e.g. an echo of the preset or a pitch)."""
     r = state.record
     if set(flags) & _BLOCKING:
+        return
+    if c.wrong_number:
+        misdialled(r)
         return
     quiet_acts = (Act.ASK_PURPOSE, Act.CLARIFY, Act.CHECK_IN, Act.SAFE_REFUSAL)
     quiet_callers = (CallerAct.GREETING, CallerAct.ACK, CallerAct.OTHER, CallerAct.SILENCE)
@@ -85,11 +88,22 @@ def settle_context(state: CallState) -> None:
     state.context_messages.clear()
 
 
+def misdialled(r: OwnerRecord) -> None:
+    """The caller dialled the wrong number: what they asked or said was meant for someone else,
+    kept as context (notes), nothing for the owner to act on."""
+    _keep_as_notes(r, "wrong_number")
+
+
 def disown_messages(r: OwnerRecord) -> None:
     """The caller turned out to be an attacker: nothing they said is relayed as a message."""
+    _keep_as_notes(r, "hostile_caller")
+
+
+def _keep_as_notes(r: OwnerRecord, flag: str) -> None:
+    """Everything the caller left becomes context (notes), nothing to act on; ``flag`` says why."""
     r.notes.extend([*r.messages, *r.requests, *r.exceptions])
     r.messages.clear()
     r.requests.clear()
     r.exceptions.clear()
-    if "hostile_caller" not in r.flags:
-        r.flags.append("hostile_caller")
+    if flag not in r.flags:
+        r.flags.append(flag)

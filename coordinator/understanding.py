@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from presets.matching import Candidate, match_trigger
 
+from . import lexicon as lx
 from .acts import Classification, classify, message_body
 from .news import informative, instruction_fails, placed_elsewhere
+from .text import compact, normalize
 from .turns import abusive, asking, said
 from .types import CallerAct
 
@@ -79,6 +81,7 @@ class Understanding:
     injection: bool = False
     credential_probe: bool = False
     dismiss: bool = False  # "算了" / "Forget it"
+    wrong_number: bool = False  # "那我打错了" / "sorry, wrong number": nothing here was meant for the owner
     urgent: bool = False
     starts_with_ack: bool = False
     ack_marked: bool = False
@@ -142,9 +145,10 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
     so the policy sees the same fields whoever read the turn."""
     regular = ctx.regular.get(state.scene) if state.scene else None
     news = informative(utt, said(state))
+    act = CallerAct.ASK_OWNER if c.act == CallerAct.INFO_QUESTION and checks_owner(utt, ctx.owner_name) else c.act
     return Understanding(
         source=source,
-        act=c.act,
+        act=act,
         intents=((c.act.value, 1.0),),
         exception=c.exception,
         exception_stated=c.exception_stated,
@@ -162,6 +166,7 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         injection=c.injection,
         credential_probe=c.credential_probe,
         dismiss=c.dismiss,
+        wrong_number=wrong_number(c),
         urgent=c.urgent,
         starts_with_ack=c.starts_with_ack,
         ack_marked=c.ack_marked,
@@ -175,6 +180,41 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         instruction_fails=instruction_fails(utt),
         slots=slots_of(c),
     )
+
+
+_CLAUSE = re.compile(r"[.!。！，,;；?？]")
+_ASKS_MORE = re.compile(
+    r"^\s*(and |so )?(what|where|when|why|how|who|which|can|could|would|will|do|does|did|is|are|should|may)\b",
+    re.IGNORECASE,
+)
+_OWNER_TAG = r"(吗|么|是吧|对吧)?\s*[?？]"
+
+
+def checks_owner(utt: str, owner: str | None) -> bool:
+    """ "喂，赵静吗？", "请问是刘女士吗？", "calling about a delivery order for Mr. Chen?": the question only
+    checks that the call reached the owner (nothing to answer or relay)."""
+    if not owner:
+        return False
+    text = utt.strip()
+    m = re.search(rf"{re.escape(owner)}{_OWNER_TAG}$", text, re.IGNORECASE)
+    if m is None:
+        return False
+    before = re.sub(r"^(喂|hello|hi)[?？]+", "", text[: m.start()], flags=re.IGNORECASE)
+    if re.search(r"[?？]", before):
+        return False  # "When will she be back? ... with Sarah?": another question first
+    clause = _CLAUSE.split(before)[-1].strip()  # what comes before the name, in its clause
+    clause = re.sub(r"^(请问)?(是|这是)?$", "", clause)
+    if re.fullmatch(r"(is (this|that)|am i (speaking|talking) (to|with))", clause, re.IGNORECASE):
+        return True  # "is this Sarah?"
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        return False  # "你知道刘女士吗？" asks about her; "喂，赵静吗？" only checks who answered
+    return not _ASKS_MORE.search(clause)
+
+
+def wrong_number(c: Classification) -> bool:
+    """The caller says they dialled the wrong number (not a message that mentions one)."""
+    said_wrong = lx.WRONG_NUMBER.search(compact(c.raw), normalize(c.raw))
+    return bool(said_wrong) and "message" not in c.cues and c.act != CallerAct.LEAVE_MESSAGE
 
 
 def _given_regular(state: CallState, ctx: CallContext) -> str | None:
