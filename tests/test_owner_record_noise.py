@@ -190,3 +190,28 @@ def test_a_question_that_asks_more_than_who_answered_is_not_an_owner_check(make,
     from coordinator.understanding import checks_owner
 
     assert not checks_owner(line, "Sarah" if lang == "en" else "刘女士")
+
+
+# ------------------------------------------ a safety intent below its bar is no reading ----
+
+
+@pytest.mark.parametrize(
+    ("lang", "intro", "pitch"),
+    [
+        ("zh", "您好，这里是信用卡服务中心，本次通话可能会被录音",
+         '尊敬的客户，您的信用卡可申请临时提额至五万元，如需办理请按1，或直接说"办理"'),
+        ("en", "Hello, this is the card services center, this call may be recorded.",
+         "Valued customer, you are pre-approved for a credit line increase to fifty thousand dollars, press 1 to accept now."),
+    ],
+)  # fmt: skip
+def test_a_robocall_pitch_the_model_half_reads_as_a_scam_is_declined(lang: str, intro: str, pitch: str) -> None:
+    """The learned model scored the Chinese pitch scam 0.58, below the scam bar (so no scam), and
+    its top intent then overrode the rules' pitch with a plain statement: the pitch was noted as a
+    message and its amount read back ("是50000块，对吗？"). The model's top intent is one it reads."""
+    c = call(lang)
+    c.say(intro)
+    c.silence()
+    d = c.say(pitch)
+    assert d.act == Act.DECLINE_SALES, (d.act, d.text)
+    assert "50000" not in d.text and "50,000" not in d.text
+    assert not c.record.messages, c.record.messages

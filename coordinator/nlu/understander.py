@@ -241,7 +241,9 @@ class LearnedUnderstander:
     ) -> Classification:
         rules_intent = _RULE_INTENT.get(rules.act, rules.act.value)
         bare_closing = "closing" in active and terse(utterance)  # "nope" / "没了" after "anything else?"
-        top, rules_p = max(intents.values()), intents.get(rules_intent, 0.0)
+        # The model's own top intent is one it reads (active): a safety intent below its strict bar
+        # (scam 0.58 for a credit-line robocall) is no reading to override the rules' pitch with.
+        top, rules_p = max((intents.get(i, 0.0) for i in active), default=0.0), intents.get(rules_intent, 0.0)
         model_prefers = top >= CONFIDENT and (rules_p < AGREE or top - rules_p >= PREFERS)
         prim = _primary(active, exc, question)
         if prim == CallerAct.EXCEPTION and rules.act != CallerAct.EXCEPTION and intents["exception"] < EXC_OVERRIDE:
