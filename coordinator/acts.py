@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import lexicon as lx
-from .text import compact, find_phone_number, normalize
+from .text import compact, find_phone_number, normalize, short_turn
 from .types import CallerAct
 
 _MESSAGE_FRAME = re.compile(
@@ -355,9 +355,7 @@ _CREDENTIAL = lx.cues(
 
 
 def _short(raw: str, zh_max: int = 12, en_max: int = 8) -> bool:
-    zh_chars = len(re.findall(r"[\u4e00-\u9fff]", raw))
-    words = len(re.findall(r"[A-Za-z']+", raw))
-    return zh_chars <= zh_max and words <= en_max
+    return short_turn(raw, zh_max, en_max)
 
 
 def _strong_private(raw: str) -> set[str]:

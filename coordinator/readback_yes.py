@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from .text import short_turn
+
 _ACTUAL_YES = re.compile(
     r"^(?:(?:yes|yeah|yep|yup|correct|right|that's right|that is right|that's correct|that's it|that's the one|"
     r"exactly|spot on|thanks|thank you)\s*)+$"
@@ -41,5 +43,4 @@ def answer_to_request(norm: str) -> Answer | None:
     rest = text[m.end() :].strip()
     if not rest:
         return "agree"
-    short = len(re.findall(r"[a-z']+", rest)) <= _SHORT_EN and len(re.findall(r"[\u4e00-\u9fff]", rest)) <= _SHORT_ZH
-    return "unclear" if short else None
+    return "unclear" if short_turn(rest, zh_max=_SHORT_ZH, en_max=_SHORT_EN) else None

@@ -45,6 +45,11 @@ def is_substantive(text: str, lang: Lang) -> bool:
     return len(_LATIN_WORD.findall(text)) >= 3
 
 
+def short_turn(text: str, zh_max: int, en_max: int) -> bool:
+    """At most ``zh_max`` hanzi and ``en_max`` English words."""
+    return len(re.findall(r"[\u4e00-\u9fff]", text)) <= zh_max and len(re.findall(r"[A-Za-z']+", text)) <= en_max
+
+
 def normalize(text: str) -> str:
     """Lower-case, NFKC, punctuation and whitespace collapsed to single spaces."""
     text = unicodedata.normalize("NFKC", text).lower().replace("’", "'").replace("‘", "'")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from ..lexicon import cues
-from ..text import compact, normalize, spoken_digits
+from ..text import compact, normalize, short_turn, spoken_digits
 
 # The caller refers to what was said, or to not hearing it.
 NAMES_WHAT_WAS_SAID = cues(
@@ -45,8 +45,7 @@ _STOP_EN = frozenset(
 
 def terse(text: str) -> bool:
     """A short turn: at most 6 hanzi and 4 English words ("啊？几楼？", "nope", "没了")."""
-    hanzi = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
-    return hanzi <= 6 and len(re.findall(r"[A-Za-z']+", text)) <= 4
+    return short_turn(text, zh_max=6, en_max=4)
 
 
 def _content(text: str) -> set[str]:
