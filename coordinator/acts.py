@@ -45,6 +45,7 @@ class Classification:
     credential_probe: bool = False  # asks for an ID/bank card number or a password: no caller needs those
     dismiss: bool = False  # "算了" / "Forget it"
     ends_with_thanks: bool = False
+    errand: str | None = None  # asks the assistant to act at the place (C_phys): "handover" / "errand"
     raw: str = ""
 
     @property
@@ -154,6 +155,10 @@ def classify(raw: str, *, scene: str | None = None) -> Classification:
     greeting_only = bool(lx.GREETING_ONLY.match(zh) or lx.GREETING_ONLY.match(en))
     ack_only = bool(lx.ACK.match(zh)) or bool(lx.ACK.match(en)) or _all_ack(zh, en)
     exception = _exception_kind(zh, en)
+    if exception and errand(raw):
+        # "能不能帮我看一下门关了没有" asks for an errand about the door; nothing is wrong at the door yet
+        # ("门关着进不去，你能下来开一下门吗" still reports the problem: it is outside the request)
+        exception = _exception_kind(lx.ERRAND_ZH.sub("", zh), lx.ERRAND_EN.sub("", en))
     nobody_home = bool(lx.NOBODY_HOME.search(zh) or lx.NOBODY_HOME.search(en))
     c = Classification(
         act=CallerAct.OTHER,
@@ -178,6 +183,7 @@ def classify(raw: str, *, scene: str | None = None) -> Classification:
     c.ends_with_closing = bool(lx.ENDS_WITH_CLOSING.search(raw.strip())) or _closing_by_sound(zh[-4:])
     c.ends_with_thanks = ends_with_thanks(raw)
     c.raw = raw
+    c.errand = errand(raw)
     c.starts_with_ack = bool(
         re.match(r"^(ok|okay|sure|alright|all right|got it|great|perfect|thanks)\b", en)
         or re.match(r"^(好的|好嘞|好|行|嗯|那好|那行)", zh)
@@ -195,7 +201,9 @@ _LINE_CHECK = re.compile(
     r"^\s*((喂|hello|hi|hey)[?？,，]*\s*)?((听得(到|见)|能听(到|见)|听(到|见)了)(吗|么|没|我说话吗)?|在吗|can you hear me|are you there)?[?？]+\s*",
     re.IGNORECASE,
 )
-_CLOSING_SOUNDS = re.compile(r"(zaijian|baibai|bailiao|guale|guadiaole|xianzheyang)$")
+_CLOSING_SOUNDS = re.compile(
+    r"(zaijian|baibai|bailiao|guale|guadiaole|xianzheyang)$|^mei(you)?(le|la|shi|shile)$"  # "媒了": 没了, nothing more
+)
 
 
 def _closing_by_sound(zh: str) -> bool:
@@ -224,6 +232,23 @@ def _all_ack(zh: str, en: str) -> bool:
         zh,
     )
     return zh != "" and rest == ""
+
+
+def errand(raw: str) -> str | None:
+    """ "Can you just check on him?", "能不能帮我看一下门关了没有", "could you go knock on his door",
+    "帮我把快递拿进去": the caller asks the assistant itself to act at the place, which it cannot (an
+    assistant on the phone). Not when the owner (or someone else) is the one asked first ("tell him to
+    check the stove", "让他回来看一下煤气"): that is a message. ``"handover"`` when the errand is the
+    hand-over itself ("could you come down and grab it?"), else ``"errand"``."""
+    zh, en = compact(raw), normalize(raw)
+    m_zh, m_en = lx.ERRAND_ZH.search(zh), lx.ERRAND_EN.search(en)
+    for m, text, frame, handover in (
+        (m_zh, zh, lx.ERRAND_FOR_OWNER.zh, lx.ERRAND_HANDOVER.zh),
+        (m_en, en, lx.ERRAND_FOR_OWNER.en, lx.ERRAND_HANDOVER.en),
+    ):
+        if m is not None and not frame.search(text[: m.start()]):
+            return "handover" if handover.search(m.group(0)) else "errand"
+    return None
 
 
 def _primary(c: Classification, found: set[str], ack_only: bool, scene: str | None, raw: str) -> CallerAct:

@@ -19,6 +19,13 @@ from .understanding import Understanding
 
 EMERGENT_SUSPENDED = "emergent:*"  # a premise-breaking exception suspended the owner's emergent answers
 _ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)
+# Earlier in the call the caller threatened or pried (what the record's flags keep of it).
+_PRIED = {"threat", "input:private_probe", "input:pretexting", "input:social_engineering", "pretext_once"}
+# The assistant's last reply gave the caller nothing they asked for (a refusal, a deferral, "noted").
+_NO_ANSWER = {
+    Act.DEFLECT_PRIVATE, Act.SAFE_REFUSAL, Act.DEFER_DECISION, Act.DECLINE_SALES, Act.OWNER_UNAVAILABLE,
+    Act.ANSWER_UNKNOWN, Act.CONFIRM_MESSAGE, Act.RELAY_ERRAND,
+}
 _MESSAGE_ACTS = (CallerAct.STATEMENT, CallerAct.OTHER, CallerAct.INFO_QUESTION)  # what an awaited message reads as
 
 
@@ -87,6 +94,10 @@ TABLE: tuple[Row, ...] = (
     ("guarded: goodbye",
      lambda t: t.guarded and (t.u.ends_with_closing or t.u.act == CallerAct.CLOSING or t.dismissed),
      Do.CLOSE),
+    # "你这是妨碍公务，后果自负！" / "You will regret this" once refused: nothing more to say to them
+    ("hostile: a parting shot after a refusal: goodbye",
+     lambda t: t.state.hostile and t.state.probing and t.u.ultimatum and t.u.act != CallerAct.ASK_PRIVATE,
+     Do.CLOSE),
     ("guarded: ok", lambda t: t.guarded and t.u.act == CallerAct.ACK, Do.ACK),
     ("guarded: asks for the owner", lambda t: t.guarded and t.u.act == CallerAct.ASK_OWNER, Act.OWNER_UNAVAILABLE),
     ("guarded: asks for private data", lambda t: t.guarded and t.u.act == CallerAct.ASK_PRIVATE, Act.DEFLECT_PRIVATE),
@@ -96,6 +107,8 @@ TABLE: tuple[Row, ...] = (
      lambda t: t.state.awaiting == "message" and t.u.act in _MESSAGE_ACTS,
      Do.TAKE_MESSAGE),
     ("say that again?", lambda t: t.u.repeat and bool(t.state.last_act), Do.REPEAT),
+    # "Can you just check on him?", "帮我把快递拿进去": the assistant has no body (C_phys); say so, relay it
+    ("a physical errand: can't do it myself, tell the owner now", lambda t: bool(t.u.errand), Act.RELAY_ERRAND),
     ("an exception: take the details, decide nothing", _is(CallerAct.EXCEPTION), Act.RELAY_EXCEPTION),
     ("private data: deflect", _is(CallerAct.ASK_PRIVATE), Act.DEFLECT_PRIVATE),
     ("a decision for the owner: relay", _is(CallerAct.ASK_DECISION), Act.DEFER_DECISION),
@@ -109,6 +122,17 @@ TABLE: tuple[Row, ...] = (
      _is(CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL), Act.DEFER_DECISION),
     ("a message, then goodbye",
      lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and t.message_then_bye, Do.CLOSE_CONFIRM),
+    # "你转告她，三天之内不还钱，我们就上门去找她" / "Tell her if she doesn't call me back tonight, I'm coming
+    # over", once refused, or after an earlier threat or probe: taken down word for word; nothing more to discuss
+    ("a threat to pass on after a refusal or a threat: take it, goodbye",
+     lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and t.u.threat and bool(t.u.message_body) and not t.u.question
+     and (t.state.probing or bool(set(t.state.record.flags) & _PRIED)),
+     Do.CLOSE_CONFIRM),
+    # "行吧行吧，你跟他说一声，我姓马" after being told no (or only "noted"): the caller's last word
+    ("a reluctant last message after a refusal: take it, goodbye",
+     lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and t.u.resigned and bool(t.u.message_body) and not t.u.question
+     and t.state.last_act in _NO_ANSWER,
+     Do.CLOSE_CONFIRM),
     ("a message", lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and bool(t.u.message_body), Act.CONFIRM_MESSAGE),
     ("wants to leave a message", _is(CallerAct.LEAVE_MESSAGE), Do.INVITE_MESSAGE),
     ("asks for the owner", _is(CallerAct.ASK_OWNER), Act.OWNER_UNAVAILABLE),

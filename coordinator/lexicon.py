@@ -145,7 +145,7 @@ NOBODY_HOME = re.compile(
 
 ASK_OWNER = cues(
     ["(他|她|陈.{0,2}|王.{0,2}|李.{0,2}|张.{0,2}|老板|经理|先生|女士|小姐)?在(家|吗|不在)", "(找|叫)(一下)?.{0,6}(接电话|听电话)",
-     "让(他|她).{0,4}(接|听)", "能(不能)?(让|叫)?(他|她).{0,2}接", "(他|她)(本人)?(能|可以)?接(电话|一下)?吗", "找(一下)?(他|她|陈|王|李|张|.先生|.女士|.总|.经理)",
+     "让(他|她).{0,4}(接|听)", "能(不能)?(让|叫)?(他|她).{0,2}接", "(他|她)(本人)?(能|可以)?接(电话|一下)?吗", "(?<!我)(?<!我去)(?<!我就)(?<!我再)找(一下)?(他|她|陈|王|李|张|.先生|.女士|.总|.经理)",
      "是.{1,8}(本人)?吗", "是.{1,10}(的)?吧$", "^(喂)?(你好|您好)?(请问)?(是|你是|您是).{1,6}(先生|女士|小姐|老师|总|本人)?(吧|吗|嘛)(?=我|这边|这里)", "(他|她)(人)?呢", "(你|您)是.{1,8}(吗|嘛)", "让(他|她)(来)?接电话"],
     [r"(can|could|may) i (speak|talk) (to|with)", r"is (he|she|\w+) (there|in|around|available|home)",
      r"put (him|her|(mr|mrs|ms|dr|miss) \w+|\w+) on", r"(give|hand) (him|her) the phone",
@@ -240,7 +240,7 @@ THREAT = cues(
 
 # Insults: stay calm; nothing to relay.
 ABUSE = cues(
-    ["傻|蠢|滚|他妈|混蛋|王八蛋|去死|神经病|有病吧|聋了"],
+    ["傻|蠢|滚|他妈(?!妈)|混蛋|王八蛋|去死|神经病|有病吧|聋了"],
     [r"idiot|stupid|shut up|damn you|screw you|go to hell|are you deaf|moron|useless"],
 )  # fmt: skip
 
@@ -279,7 +279,7 @@ WRONG_NUMBER = cues(
 
 # Dismissals that close a turn ("算了", "Forget it"): nothing to relay.
 DISMISS = cues(
-    ["^(那|行|好)?(就)?算了", "不用了", "拉倒", "不打扰了"],
+    ["^(那|行|好)?(就)?算了", "(那|行|好)(就)?算了(吧|啊|呗)?$", "不用了", "拉倒", "不打扰了"],
     [r"^(forget it|never mind|nevermind|whatever|fine)\b", r"your loss", r"(forget|skip) it"],
 )  # fmt: skip
 
@@ -308,13 +308,17 @@ ASK_IDENTITY = cues(
      r"(are you|is this) (a |an )?(robot|bot|machine|recording|real person|human|ai|computer)", r"who('s| is) (speaking|talking)"],
 )  # fmt: skip
 
+# 挂了 is a goodbye ("嗯，挂了"), unless something else went down ("系统全挂了", "服务器又挂了").
+HUNG_UP = "(?<!全)(?<!都)(?<!又)(?<!统)(?<!器)(?<!站)(?<!络)(?<!网)(?<!然)(?<!底)(?<!脑)(?<!序)(?<!机)挂了"
 CLOSING = cues(
-    ["再见", "拜拜", "拜了", "挂了", "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)", "回见", "我先走了",
+    ["再见", "拜拜", "拜了", HUNG_UP, "先这样", "就这样", "没(别的|其他|什么)(事|了)", "没事了", "那(就)?先(这样|挂)", "不打扰了", "回头(见|聊)", "回见", "我先走了",
      "^没(有)?(了|啦|事了?)(没(有)?(了|啦))*(谢谢|多谢|谢了)?(你|您)?(啊|哈|呀|啦)?$",
      # "没了 那我先等他电话", "对 就这个事 谢谢啊": nothing more, and what the caller does next
      "^(嗯|对|是|好)?(的)?没(有)?(了|啦|事了?)(那)?(我)?(就|先)?(等|挂|忙|去)", "^(嗯|对|是|好)?(的)?(就|主要就)(这个|这|这么个|这一个|这些)(个)?事(儿|情)?(了|吧|啊|哈)*(谢谢|谢了|多谢|麻烦)?",
      "(那)?(我)?(就|先)等(他|她)(的)?(回)?(电话|消息|回复)(吧|了|啊|哈)?$"],
-    [r"(good)?bye", r"see (you|ya)", r"(that's|that is|thats|that'll be|that will be) (all|it|everything|about it)", r"that'?s about (it|all)",
+    [r"(good)?bye", r"see (you|ya)",
+     # ("the whole system's gone down, that's it, nothing works, someone has to come in": no goodbye)
+     r"(that's|that is|thats|that'll be|that will be) (all|it|everything|about it)(?! (nothing|someone|somebody|no one|nobody|the|we|they|this|everything|it's|its)\b)", r"that'?s about (it|all)",
      r"^(no|nope|nah)(,)? (that's|thats|that is) (all|it)", r"(i'll|i will) wait (for|to hear from) (him|her|them)", r"talk (to you )?later", r"have a (good|nice|great) (day|one|night|evening)",
      r"nothing else", r"i('ll| will) let you go", r"(i'm|i am) done", r"take care", r"take it easy", r"cheers",
      r"have (a )?(good|nice|great) (one|day)", r"(see you |catch you )?later$", r"thank(s| you) for your time"],
@@ -344,6 +348,7 @@ INDIRECT_QUESTION = cues(
         r"(calling|call|want|wanted|just|here) to (make sure|confirm|check|see|ask|find out) (if|whether|that|about)?",
         r"(i was |i'm |just )?wondering (if|whether)",
         r"(let me|need to) know (if|whether)",
+        r"(tell|show|give) me (what|when|where|which|how|who|whether|if)\b",
     ],
 )
 
@@ -397,7 +402,7 @@ ACK_MARK = cues(
 
 # The turn ends with a goodbye ("...，再见" / "... Bye.").
 ENDS_WITH_CLOSING = re.compile(
-    r"(再见|拜拜|拜了|挂了|先这样|就这样|回见|回头见|我先走了|bye|goodbye|bye now|talk later|take care|later|take it easy|cheers"
+    r"(再见|拜拜|拜了|" + HUNG_UP + r"|先这样|就这样|回见|回头见|我先走了|bye|goodbye|bye now|talk later|take care|later|take it easy|cheers"
     r"|see (you|ya)|have (a )?(good|nice|great) (one|day|night|evening))[\s。.!！~～]*$",
     re.IGNORECASE,
 )
@@ -413,4 +418,79 @@ INSIST = cues(
     ["念(一下|一遍)?", "读(一下|一遍)", "(告诉|说)(我)?一下", "帮个忙", "就当", "平台(要求|规定)", "规定", "必须", "你就(说|告诉|念)", "直接(告诉|说|报)", "通融", "核对一下"],
     [r"just (tell|read|give|say)", r"read (it|that|them|back)", r"(it's|it is) (required|mandatory|policy)", r"come on", r"i (just |really |only )?need (it|that|the)",
      r"do me a favou?r", r"you have to", r"for verification", r"(tell|give) me"],
+)  # fmt: skip
+
+# A physical errand asked of the assistant ("Can you just check on him?", "帮我把快递拿进去"): something
+# only a body at the place could do (C_phys). Addressed to the assistant ("can you", 帮我, 能不能, 你去);
+# "tell him to check the stove" is a message for the owner and "I'll leave it at the door" the
+# caller's own action, so neither matches (see ``acts.errand``).
+_ERRAND_ZH_OBJ = "(门|大门|房门|窗户?|灯|煤气|燃气|天然气|火|炉子|灶|水龙头|电闸|空调|热水器|狗|猫|鱼|花|孩子|小孩|宝宝|老人|快递|包裹|外卖|信箱|车)"
+_ERRAND_ZH_DO = [
+    "(看一下|看一眼|看看|瞧一下|瞧瞧|瞅一眼|瞅瞅|检查一下|检查|确认一下)(家里|屋里|他家|她家)?的?" + _ERRAND_ZH_OBJ,
+    "(开|关|锁|关掉|打开)(一下|下)?(门|大门|房门|窗户?|灯|煤气|燃气|火|空调|水龙头|电闸)",
+    "把.{1,6}(拿|收|搬|取|提|拎)(进去|进来|进屋|回家|回屋|上去|上楼|上来|下来|回去|起来|一下)",
+    "(喂|遛|浇)(一下)?(狗|猫|鱼|花|水)",
+    "敲(一下)?(门|他家|她家|他的门|她的门)",
+    "按(一下)?门铃",
+    "(下楼|下来|出来)(开门|拿|取|接)",
+    "(签收|代收|收)(一下)?(快递|包裹|外卖)?$",
+    "(拿|取|收)(一下)?(快递|包裹|外卖)",
+    "挪(一下)?车",
+]
+_ERRAND_ZH_ASK = "(帮我|帮忙|帮个忙|麻烦你|麻烦您|麻烦|(?<!我)(你|您)(能|可以|去|帮|给我|过去)|能不能|可不可以|能否|能帮|替我|请你|请您)"
+_ERRAND_EN_DO = [
+    r"check on (him|her|them|it|the \w+|my \w+|his \w+|her \w+)",
+    r"check (if|whether|that) (the |his |her |my )?(door|doors|window|windows|stove|oven|gas|iron|tap|taps|water|lights?|"
+    r"garage|gate|car|dog|cat|baby|kids?|house|back door|front door|heater|alarm|fridge|freezer|hob)",
+    r"check (the|his|her|my) (door|doors|window|windows|stove|oven|gas|iron|taps?|lights?|garage|gate|car|dog|cat|baby|"
+    r"house|mail|mailbox|porch|doorstep|heater|alarm|fridge|freezer|basement|yard|pipes?|hob)",
+    r"see (if|whether) (the|his|her|my) (door|window|stove|oven|gas|lights?|dog|cat|car|package|parcel)",
+    r"look (in on|after|at) (him|her|them|the (dog|cat|baby|kids|house|stove|door))",
+    r"knock on", r"ring (the|his|her) (bell|doorbell)", r"answer the door", r"open (the|his|her|up)",
+    r"(close|shut|lock|unlock) (the|his|her|up)", r"(turn|switch) (off|on) (the|his|her)",
+    r"(turn|switch) (the|his|her) \w+ (off|on)",
+    r"(bring|take|carry|get) (it|them|the \w+|his \w+|my \w+) (in|inside|upstairs|downstairs|indoors)",
+    r"(grab|fetch|pick up|collect) (the|his|my|her) (package|parcel|delivery|box|mail|post|keys?|groceries)",
+    r"feed (the|his|her|my) \w+", r"walk (the|his|her|my) dog", r"water (the|his|her|my) (plants?|garden|flowers)",
+    r"let (the|his|her|my) (dog|cat) (in|out)", r"let (me|us) in", r"buzz (me|us) in",
+    r"come (down|out|outside|downstairs|to the door)", r"sign for (it|the|this)", r"move (the|his|her|your) car",
+]
+_ERRAND_EN_ASK = (
+    r"\b((can|could|would|will) (you|u|ya)|(would|do) you mind|any chance you could|is there any way you could|"
+    r"i need you to|i want you to|^(please|just|go))( (please|maybe|just|quickly|possibly|kindly|also|at least|actually))*"
+    r"( (go|run|pop|nip|come|head))?( (and|over and|down and|out and|round and|over to))? "
+)
+ERRAND_ZH = re.compile(_ERRAND_ZH_ASK + ".{0,4}(" + "|".join(_ERRAND_ZH_DO) + ")")
+ERRAND_EN = re.compile(
+    _ERRAND_EN_ASK + "(" + "|".join(_ERRAND_EN_DO) + r")\b"
+    r"|\b(would|do) you mind (going |popping )?(and )?(checking (on|the|if|whether)|knocking on|feeding|opening|closing|"
+    r"locking|letting (the|him|her|me)|grabbing|bringing (it|the)|taking (it|the) in|turning (off|on))\b"
+)
+# The errands that are the hand-over itself ("could you come down and grab it?", "你能下来拿一下吗"): in
+# takeout / delivery / taxi the owner's regular instruction answers them.
+ERRAND_HANDOVER = cues(
+    ["(下楼|下来|出来)", "开(一下|下)?(门|大门)", "签收", "(拿|取|收|接)(一下)?(快递|包裹|外卖|餐)"],
+    [r"come (down|out|outside|downstairs|to the door)", r"(grab|pick up|collect) (the|his|my|her) (package|parcel|delivery|box|groceries)",
+     r"sign for", r"open (the|up)", r"(let|buzz) (me|us) in", r"answer the door"],
+)  # fmt: skip
+# The owner (or someone else) is the one asked to do it: "让他回来看一下煤气", "tell him to check the stove".
+ERRAND_FOR_OWNER = cues(
+    ["(让|叫|请|提醒)(他|她|陈|王|李|张|老板)", "(跟|和|告诉|通知|转告)(他|她|陈|王|李|张|老板)"],
+    [r"(tell|ask|remind|let|have|get) (him|her|them|mr \w+|mrs \w+|ms \w+|\w+) (to|know)",
+     r"(can|could|would|will) (he|she|they|someone|somebody|anyone)"],
+)  # fmt: skip
+
+# A caller who has been refused gives up with a last threat ("你这是妨碍公务，后果自负！",
+# "那赔偿就作废了啊，到时候别说我们没通知", "You will regret this"): the parting shot of a hostile call.
+ULTIMATUM = cues(
+    ["后果自负", "作废", "别(说|怪).{0,6}没(通知|提醒|告诉|说)", "走着瞧", "等着瞧", "你等着", "有你好看", "(你|你们)?会后悔"],
+    [r"(you|he|she)('ll| will| are going to| gonna) (regret|be sorry)", r"regret (this|it)", r"(face|suffer) the consequences",
+     r"don't say (we|i) didn't (warn|tell)", r"you('ve| have) been warned", r"your loss"],
+)  # fmt: skip
+
+# A reluctant "fine" opening the caller's last word after a refusal ("行吧行吧，你跟他说一声，我姓马",
+# "那好吧，你让她看到赶紧回我微信", "Fine, just tell him I called"): the caller is wrapping up.
+RESIGNED = cues(
+    ["^(那|唉|哎)?(行吧|好吧|那行吧|那好吧|算了)"],
+    [r"^(oh )?(fine|ok fine|okay fine|whatever|fine then)\b"],
 )  # fmt: skip

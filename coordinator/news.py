@@ -61,6 +61,14 @@ def _units(text: str) -> set[str]:
     return units
 
 
+_WHEN_EN = re.compile(
+    r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(tomorrow|tonight|today|noon|midnight|o'clock|weekend|"
+    r"january|february|march|april|june|july|august|september|october|november|december)\b|\b\d+ ?(am|pm)\b"
+)
+
+_WHEN_ZH = re.compile(r"(周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|[上下中]午|早上|晚上|\d|[一二三四五六七八九十两]+(点|号)")
+
+
 def informative(raw: str, previous_reply: str | None = None) -> str | None:
     """What a turn tells the owner beyond acknowledging, closing, echoing the assistant's
     last words or announcing the caller's own next step ("Great, we'll get started.
@@ -94,7 +102,10 @@ def informative(raw: str, previous_reply: str | None = None) -> str | None:
             continue
         cjk = len(re.findall(r"[\u4e00-\u9fff]", clause))
         words = len(re.findall(r"[a-z0-9']+", en))
-        if cjk >= 4 or (not cjk and words >= 3):
+        # "Thursday, around three.": a when or a number is news however short (the rest of a message
+        # begun the turn before: "tell her the plumber is coming" ... "Thursday, around three")
+        detail = bool(_WHEN_ZH.search(zh)) if cjk else any(u.isdigit() for u in units) or bool(_WHEN_EN.search(en))
+        if cjk >= 4 or (not cjk and words >= 3) or detail:
             kept.append(clause)
     return "，".join(kept) if kept and not kept[0].isascii() else (". ".join(kept) or None)
 

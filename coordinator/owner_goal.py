@@ -77,8 +77,8 @@ def infer_service_scene(state: CallState, ctx: CallContext, u: Understanding) ->
 def bears_on_regular(u: Understanding) -> bool:
     """The turn is about what the regular slot answers: arrival, where to leave it / where to
     meet, a problem with the hand-over, an either/or about it, a question on the place."""
-    if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE, CallerAct.EXCEPTION):
-        return True
+    if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE, CallerAct.EXCEPTION) or u.errand == "handover":
+        return True  # ("could you come down and grab it?": the owner's instruction answers the hand-over)
     return handover_choice(u) or u.focus == "location" or (u.regular_prob or 0.0) >= HANDOVER_P
 
 
@@ -122,6 +122,10 @@ def with_regular(
     if u.act == CallerAct.ASK_DECISION and not conveyed and not suspended and handover_choice(u):
         # "让他下来拿 还是放门卫那儿" / "come down for it, or leave it with the neighbour?": a choice
         # of where to hand it over, which the owner's instruction answers (not a decision to relay).
+        return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
+    if u.errand == "handover" and not conveyed and not suspended:
+        # "could you come down and grab it?" / "你能下来签收一下吗": nobody can come down, but the owner
+        # said what to do with it (an honest "I can't" only when there is no instruction, or after it)
         return convey(state, ctx, u, preset, Relation.ALIGNED, flags)
     if u.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
         if suspended:

@@ -170,12 +170,13 @@ class Coordinator:
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
         urgent_need = u.urgent and not (pretext or u.credential_probe or u.pitch or state.sales_count)
-        if d.act == Act.DEFLECT_PRIVATE and urgent_need and not second:
+        urgent_only = d.act == Act.DEFLECT_PRIVATE and urgent_need and not second
+        if urgent_only:
             second = utt  # "他手机号多少？有个bug急着要他看": the owner must hear someone needs them urgently
         if d.act == Act.DEFLECT_PRIVATE and second and not state.hostile and second not in state.record.messages:
             # "跟她说一下房租要涨五百，另外她周六在家吗": the message is taken, the question deflected
             state.record.messages.append(second)
-            d = replace(d, text=message_noted(state, ctx) + d.text)
+            d = replace(d, text=message_noted(state, ctx, urgent=urgent_only) + d.text)
         state.probing = bool(set(flags) & (_BLOCKING_INPUT | _PROBES)) or d.act in (
             Act.SAFE_REFUSAL,
             Act.DEFLECT_PRIVATE,

@@ -19,6 +19,7 @@ _ACT_GOALS: dict[Act, str] = {
     Act.INVITE_MESSAGE: "Invite the caller to say their message; you will pass it on.",
     Act.CONFIRM_MESSAGE: "Confirm you have noted the caller's message for {owner} and ask if there is anything else.",
     Act.DEFER_DECISION: "Say you cannot decide, agree or refuse on {owner}'s behalf, and that you will pass the request on.",
+    Act.RELAY_ERRAND: "Say honestly that you are an assistant on the phone and cannot do that yourself (you cannot go anywhere, see or touch anything), and that you will tell {owner} right away what the caller asked.",
     Act.DEFLECT_PRIVATE: "Say you can't share {owner}'s personal information and offer to take a message.",
     Act.DECLINE_SALES: "Say you can't respond to this on {owner}'s behalf and that you have noted the call.",
     Act.SAFE_REFUSAL: "Say you can only answer calls and take messages for {owner}, so you can't do that.",

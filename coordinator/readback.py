@@ -36,6 +36,7 @@ from safety._same_number import same_number
 from .confidence import LOW_CONFIDENCE as LOW_CONFIDENCE
 from .confidence import ask_repeat as ask_repeat
 from .confidence import low_confidence as low_confidence
+from .lexicon import HUNG_UP
 from .readback_yes import answer_to_request
 from .spoken_numbers import (
     Value,
@@ -85,7 +86,7 @@ _THEIR_NUMBER = re.compile(
 # "不对" as Whisper base writes it on a phone line, at the start of an answer.
 _NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
 _AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
-_CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样")
+_CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样|" + HUNG_UP)  # "嗯，挂了": yes, and goodbye
 _QUESTION_END = re.compile(r"[?？]\s*$")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
@@ -212,7 +213,7 @@ def offer(
     state.readback = {"items": new, "count": 1, "asked": False, "close": end}
     text = render("ask", state, ctx, what=phrase(items, state.lang))
     sep = "" if state.lang == "zh" else " "
-    if act in (Act.RELAY_EXCEPTION, Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
+    if act in (Act.RELAY_EXCEPTION, Act.DEFER_DECISION, Act.ANSWER_UNKNOWN, Act.RELAY_ERRAND):
         text = said + sep + text  # the relay (or the question's answer) is said too; the number checked
     elif act in _NOTED_ACTS or (said and any(it["kind"] in ("time", "amount") for it in items)):
         # "I'll pass it on. That's 3 pm, right?": a time in a notice ("water is off Thursday

@@ -69,6 +69,10 @@ def record_outcome(
         r.exceptions.append(utt)
     elif act in (Act.DEFER_DECISION, Act.ANSWER_UNKNOWN):
         r.requests.append(utt)
+    elif act == Act.RELAY_ERRAND:
+        # "Can you just check on him?": the owner gets the request as a message, in the caller's words
+        # (with the problem it reports, if any, as an exception: "门关着进不去，你能下来开一下门吗")
+        (r.exceptions if c.exception else r.messages).append(utt)
     elif act in (Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM):
         r.messages.append(c.message_body or utt)
     elif act == Act.ACKNOWLEDGE and c.act == CallerAct.STATEMENT:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .render import render
-from .templates import MESSAGE_NOTED
+from .templates import MESSAGE_NOTED, URGENT_NOTED
 from .text import pronouns
 from .types import Act, CallContext, CallerAct, CallState, Decision, MatchResult, PresetRef, Relation
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _EXCHANGED = {
     Act.CONVEY_PRESET, Act.CONFIRM_MESSAGE, Act.RELAY_EXCEPTION, Act.DEFER_DECISION,
     Act.OWNER_UNAVAILABLE, Act.ANSWER_UNKNOWN, Act.DEFLECT_PRIVATE, Act.DECLINE_SALES,
-    Act.ACKNOWLEDGE, Act.SAFE_REFUSAL,
+    Act.ACKNOWLEDGE, Act.SAFE_REFUSAL, Act.RELAY_ERRAND,
 }  # fmt: skip
 
 
@@ -120,6 +120,8 @@ def convey(
     return replace(d, slots={"repeat": "1"}) if repeat else d
 
 
-def message_noted(state: CallState, ctx: CallContext) -> str:
-    """ "I've noted your message for Sarah." (before a deflection in the same reply)."""
-    return MESSAGE_NOTED[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))
+def message_noted(state: CallState, ctx: CallContext, *, urgent: bool = False) -> str:
+    """ "I've noted your message for Sarah." (before a deflection in the same reply); ``urgent``:
+    "I'll tell Sarah right away that it's urgent." (the turn's message is only that it is urgent)."""
+    noted = URGENT_NOTED if urgent else MESSAGE_NOTED
+    return noted[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))

@@ -114,6 +114,18 @@ TEMPLATES: T = {
             "Noted. I'll make sure {owner} gets the message.",
         ],
     },
+    Act.RELAY_ERRAND: {
+        "zh": [
+            "不好意思，我只是{owner}的电话助理，这件事我没办法亲自去做。我马上转告{obj}，把您的话带到。",
+            "抱歉，我是替{owner}接电话的AI助理，这个我做不到。我会马上把您的请求告诉{obj}。",
+            "这个我帮不上忙，我只能在电话里替{owner}记话。我这就把您说的转告{obj}。",
+        ],
+        "en": [
+            "I'm only {owner}'s phone assistant, so I can't do that myself. I'll tell {obj} right away what you asked.",
+            "Sorry, I can't do that in person: I'm an AI answering {owner}'s calls. I'll pass your request on to {obj} straight away.",
+            "I'm afraid that's not something I can do from the phone. I'll let {owner} know right away, in your words.",
+        ],
+    },
     Act.DEFER_DECISION: {
         "zh": [
             "这个我没法替{owner}做决定，我会把您的请求转告{obj}。",
@@ -348,4 +360,10 @@ EXCEPTION_DETAIL = {
 MESSAGE_NOTED = {
     "zh": "您说的事我记下了，会转告{obj}。",
     "en": "I've noted your message for {owner}. ",
+}
+# Before a deflection when the caller's need is urgent ("It's kind of urgent, when is he back?"):
+# the honest part of the answer, what the assistant will do.
+URGENT_NOTED = {
+    "zh": "我会马上告诉{owner}您这边有急事。",
+    "en": "I'll tell {owner} right away that it's urgent. ",
 }

@@ -51,6 +51,7 @@ class Act(StrEnum):
     INVITE_MESSAGE = "invite_message"  # go ahead, I'm listening
     CONFIRM_MESSAGE = "confirm_message"  # noted; I'll pass it on
     DEFER_DECISION = "defer_decision"  # I can't decide for them; I'll ask them
+    RELAY_ERRAND = "relay_errand"  # a physical errand: I can't do that myself (on the phone); I'll tell them now
     DEFLECT_PRIVATE = "deflect_private"  # can't share that; can take a message
     DECLINE_SALES = "decline_sales"  # polite boundary; will note the call
     SAFE_REFUSAL = "safe_refusal"  # injection / pretexting

@@ -83,6 +83,9 @@ class Understanding:
     dismiss: bool = False  # "算了" / "Forget it"
     wrong_number: bool = False  # "那我打错了" / "sorry, wrong number": nothing here was meant for the owner
     urgent: bool = False
+    ultimatum: bool = False  # threatens consequences or gives up ("后果自负", "you'll regret this")
+    resigned: bool = False  # opens with a reluctant "fine" ("行吧行吧，…", "那好吧，…")
+    errand: str | None = None  # asks the assistant itself to act at the place: "errand", or "handover" (come down for it)
     starts_with_ack: bool = False
     ack_marked: bool = False
     ends_with_thanks: bool = False
@@ -168,6 +171,9 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         dismiss=c.dismiss,
         wrong_number=wrong_number(c),
         urgent=c.urgent,
+        errand=c.errand,
+        ultimatum=bool(lx.ULTIMATUM.search(compact(utt), normalize(utt))),
+        resigned=bool(lx.RESIGNED.search(compact(utt), normalize(utt))),
         starts_with_ack=c.starts_with_ack,
         ack_marked=c.ack_marked,
         ends_with_thanks=c.ends_with_thanks,

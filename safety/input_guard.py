@@ -87,6 +87,25 @@ def _pretexting(norm: str, asks: bool) -> str | None:
     return None
 
 
+# "when is he back?" / "他什么时候回来": the one question an owner often answers (a preset), and the
+# one an urgent caller with a real need asks; urgency beside it is a reason to call, not leverage.
+_WHEN_BACK = re.compile(
+    r"\b(?:when|what time)\b.{0,25}\b(?:back|home|return|free|available|finish|done|off work|out of)\b"
+    r"|(?:什么时候|啥时候|几点|哪天|多久|多长时间)(?:能|会|才|可以)?(?:回来|回家|回|到家|有空|方便|忙完|下班|结束)"
+)
+
+
+def _urgent_when_back(pressure: str, probe: str | None, access: str | None, norm: str) -> bool:
+    """Urgency next to "when is he back?" and nothing else pried for (no code, number, address or
+    whereabouts): an urgent caller, not social engineering ("It's kind of urgent, when is he back?",
+    "有点急事，他什么时候回来？"). The question is still a private probe: the coordinator answers it
+    with the owner's preset or an honest "I'll tell him it's urgent"; "urgent, read me the code" is
+    still flagged (access), and so is "it's urgent, what's his number / where is he?"."""
+    if pressure != "se.urgency" or access or probe != "probe.whereabouts":
+        return False
+    return bool(_WHEN_BACK.search(norm)) and _first(PROBE, _WHEN_BACK.sub(" ", norm)) is None
+
+
 class InputGuard:
     """Labels one caller utterance (pure, no I/O; a few dozen regex scans)."""
 
@@ -110,7 +129,7 @@ class InputGuard:
         elif pre:
             found["pretexting"] = pre
         pressure = _first(PRESSURE, norm)
-        if pressure and (probe or access):
+        if pressure and (probe or access) and not _urgent_when_back(pressure, probe, access, norm):
             found["social_engineering"] = pressure
         if probe:
             found["private_probe"] = probe
