@@ -87,6 +87,7 @@ _THEIR_NUMBER = re.compile(
 _NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
 _AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样|" + HUNG_UP)  # "嗯，挂了": yes, and goodbye
+_HURRY = re.compile(r"快点|快一点|尽快|赶紧|赶快|抓紧|越快越好|\b(asap|quickly|hurry|as soon as (possible|you can)|right away)\b")
 _QUESTION_END = re.compile(r"[?？]\s*$")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 
@@ -369,7 +370,8 @@ def _confirmed(state: CallState, ctx: CallContext, items: list[dict[str, Any]], 
     if not short and not all(_YES_PIECE.match(p) or _CLOSING.search(p) for p in pieces):
         return None  # "yes, and tell him it's urgent": confirmed; the rest is a normal turn
     thanks = bool(re.search(r"\bthank|谢", norm)) and state.record.has_message
-    if close or bye or thanks:  # "yes, thanks" with the message down: the caller is done
+    hurry = bool(_HURRY.search(rest)) and state.record.has_message  # "好，快点": yes, and be quick about it
+    if close or bye or thanks or hurry:  # "yes, thanks" with the message down: the caller is done
         state.closing = True
         return Reply(Act.CLOSE_CONFIRM, render("confirmed_bye", state, ctx), end=True)
     return Reply(Act.ACKNOWLEDGE, render("confirmed", state, ctx))

@@ -138,3 +138,17 @@ def test_nothing_more_as_the_line_wrote_it_closes(lang: str, bye: str) -> None:
     c = _call(lang)
     c.say("跟他说水管工打过电话了" if lang == "zh" else "Tell him the plumber called about the leak.")
     assert c.say(bye).end_call
+
+
+@pytest.mark.parametrize(
+    ("lang", "turns"),
+    [
+        ("zh", ["你让他看到马上给我回电话，我手机一三九一一八零二二五六", "好，快点"]),
+        ("en", ["Have him call me back at 415 555 0134.", "Yes, quickly please."]),
+    ],
+)
+def test_yes_and_hurry_to_a_read_back_with_the_message_down_closes(lang: str, turns: list[str]) -> None:
+    c = _call(lang)
+    d = _say_all(c, turns)
+    assert d.end_call and d.act == Act.CLOSE_CONFIRM, d.text
+    assert c.record.callback_confirmed and c.record.messages
