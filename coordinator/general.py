@@ -96,6 +96,7 @@ TABLE: tuple[Row, ...] = (
      lambda t: t.state.awaiting == "message" and t.u.act in _MESSAGE_ACTS,
      Do.TAKE_MESSAGE),
     ("say that again?", lambda t: t.u.repeat and bool(t.state.last_act), Do.REPEAT),
+    ("checks back what was said (\"四点以后是吧？\"): yes", lambda t: t.u.confirms_echo, Act.CONFIRM_ECHO),
     ("an exception: take the details, decide nothing", _is(CallerAct.EXCEPTION), Act.RELAY_EXCEPTION),
     ("private data: deflect", _is(CallerAct.ASK_PRIVATE), Act.DEFLECT_PRIVATE),
     ("a decision for the owner: relay", _is(CallerAct.ASK_DECISION), Act.DEFER_DECISION),
@@ -110,6 +111,11 @@ TABLE: tuple[Row, ...] = (
     ("a message, then goodbye",
      lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and t.message_then_bye, Do.CLOSE_CONFIRM),
     ("a message", lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and bool(t.u.message_body), Act.CONFIRM_MESSAGE),
+    # "好，那麻烦转告一下" / "ok, please let her know" right after the news was taken down: pass *that*
+    # on (nothing new to write down), not "go ahead, I'm listening" for a message already given.
+    ("pass on what is already down",
+     lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and not t.u.message_body and t.state.record.has_message,
+     Act.ACKNOWLEDGE),
     ("wants to leave a message", _is(CallerAct.LEAVE_MESSAGE), Do.INVITE_MESSAGE),
     ("asks for the owner", _is(CallerAct.ASK_OWNER), Act.OWNER_UNAVAILABLE),
     ("a pitch", _is(CallerAct.SALES), Act.DECLINE_SALES),
