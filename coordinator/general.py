@@ -107,6 +107,7 @@ TABLE: tuple[Row, ...] = (
      lambda t: t.state.awaiting == "message" and t.u.act in _MESSAGE_ACTS,
      Do.TAKE_MESSAGE),
     ("say that again?", lambda t: t.u.repeat and bool(t.state.last_act), Do.REPEAT),
+    ("checks back what was said (\"四点以后是吧？\"): yes", lambda t: t.u.confirms_echo, Act.CONFIRM_ECHO),
     # "Can you just check on him?", "帮我把快递拿进去": the assistant has no body (C_phys); say so, relay it
     ("a physical errand: can't do it myself, tell the owner now", lambda t: bool(t.u.errand), Act.RELAY_ERRAND),
     ("an exception: take the details, decide nothing", _is(CallerAct.EXCEPTION), Act.RELAY_EXCEPTION),
@@ -134,6 +135,11 @@ TABLE: tuple[Row, ...] = (
      and t.state.last_act in _NO_ANSWER,
      Do.CLOSE_CONFIRM),
     ("a message", lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and bool(t.u.message_body), Act.CONFIRM_MESSAGE),
+    # "好，那麻烦转告一下" / "ok, please let her know" right after the news was taken down: pass *that*
+    # on (nothing new to write down), not "go ahead, I'm listening" for a message already given.
+    ("pass on what is already down",
+     lambda t: t.u.act == CallerAct.LEAVE_MESSAGE and not t.u.message_body and t.state.record.has_message,
+     Act.ACKNOWLEDGE),
     ("wants to leave a message", _is(CallerAct.LEAVE_MESSAGE), Do.INVITE_MESSAGE),
     ("asks for the owner", _is(CallerAct.ASK_OWNER), Act.OWNER_UNAVAILABLE),
     ("a pitch", _is(CallerAct.SALES), Act.DECLINE_SALES),

@@ -69,6 +69,31 @@ _WHEN_EN = re.compile(
 _WHEN_ZH = re.compile(r"(周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|[上下中]午|早上|晚上|\d|[一二三四五六七八九十两]+(点|号)")
 
 
+_ECHO_TAG_ZH = re.compile(r"(是吧|对吧|对吗|是吗|是不是|对不对|是嘛|吧)\s*[?？]?$")
+_ECHO_TAG_EN = re.compile(r",?\s*(yeah|yes|right|correct|is that right|is that it|you said|ok|okay)\s*[?]$")
+
+
+def confirms_echo(raw: str, said: str) -> bool:
+    """ "南门公交站是吧？我现在在西门，得绕一圈儿" / "Number fourteen, yeah?": the caller's only question
+    repeats back what the assistant said, with a confirmation tag, to check it (a yes/no the
+    assistant can answer from its own words). Not when another question follows ("... The one with
+    the blue door?": something the owner never said)."""
+    said_units = _units(said)
+    if not said_units:
+        return False
+    questions = [q.strip(" ,，") for q in re.findall(r"[^?？。.!！]+[?？]", raw)]
+    if len(questions) != 1:
+        return False
+    q = questions[0]
+    zh = bool(re.search(r"[\u4e00-\u9fff]", q))
+    m = _ECHO_TAG_ZH.search(q) if zh else _ECHO_TAG_EN.search(q.lower())
+    if m is None:
+        return False
+    echo = q[: m.start()] if zh else q[: m.start()]
+    units = _units(echo)
+    return bool(units) and len(units & said_units) >= 0.8 * len(units)
+
+
 def informative(raw: str, previous_reply: str | None = None) -> str | None:
     """What a turn tells the owner beyond acknowledging, closing, echoing the assistant's
     last words or announcing the caller's own next step ("Great, we'll get started.

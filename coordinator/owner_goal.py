@@ -114,6 +114,9 @@ def with_regular(
         # instruction does not work there, an exception: suspend it and relay, never the preset again.
         state.suspended.append(preset.id)
         return reply(state, ctx, Act.RELAY_EXCEPTION, CallerAct.EXCEPTION, Relation.CONFLICT, u, flags)
+    if conveyed and u.confirms_echo and not suspended:
+        # "南门公交站是吧？我现在在西门" / "Number fourteen, yeah?": the caller checks the answer; yes.
+        return reply(state, ctx, Act.CONFIRM_ECHO, CallerAct.ACK, Relation.ALIGNED, u, flags)
     if clarifies(u, state.conveyed.get(preset.id, 0)):
         # "is it twelve or twelve B?" after the answer: the owner's words say no more; "I'll ask".
         return reply(state, ctx, Act.ANSWER_UNKNOWN, CallerAct.INFO_QUESTION, Relation.ALIGNED, u, flags)
@@ -204,6 +207,8 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
         # A late exception (after the owner's answer was given) suspends that answer.
         state.suspended.append(preset.id)
         return reply(state, ctx, Act.RELAY_EXCEPTION, u.act, Relation.CONFLICT, u, flags)
+    if already and u.confirms_echo:
+        return reply(state, ctx, Act.CONFIRM_ECHO, CallerAct.ACK, Relation.ALIGNED, u, flags)  # "四点以后是吧？"
     if already and u.follow_up and not u.repeat:
         return None  # a further question on the same topic: answered by the table, never the preset again
     if already and clarifies(u, state.conveyed.get(preset.id, 0)):
@@ -212,6 +217,13 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
         return ack(state, ctx, u, flags)  # "好嘞，那就放那儿了": said once is enough
     if already and _carries_message(u):
         return None  # "那你跟她说周末回家吃饭": a message after the owner's answer is taken down
+    if already and not u.repeat:
+        # The owner's answer was given and the caller did not ask to hear it again: a turn the
+        # trigger matches once more is about that answer ("请假了？咋了，病了啊？") or another matter
+        # on the same subject ("还有个事，明天春游要交三十块", "she's run out of hearing aid
+        # batteries, could someone bring some?"). The table answers or relays it; the same words
+        # again would answer nothing (a repeat request still gets them, above and in reply.py).
+        return None
     # The trigger matched this very turn: the owner foresaw it, even when the caller puts it
     # as a problem ("the guard won't let me in" -> "he said to call his neighbour").
     return convey(state, ctx, u, preset, Relation.ALIGNED, flags, match)

@@ -25,7 +25,7 @@ from .general import general
 from .owner_goal import bears_on_regular, infer_service_scene, regular_preset, with_emergent, with_regular
 from .record import disown_messages, note_caller, record_outcome, settle_context
 from .render import render
-from .reply import decision, message_noted, reply
+from .reply import decision, message_noted, other_question_noted, reply
 from .scene import update_scene
 from .text import detect_lang, is_substantive
 from .turns import with_disclosure
@@ -170,6 +170,18 @@ class Coordinator:
         if d.act == Act.CONVEY_PRESET and second and not state.hostile and second not in state.record.messages:
             state.record.messages.append(second)  # "where do I leave it? also tell him...": both handled
         urgent_need = u.urgent and not (pretext or u.credential_probe or u.pitch or state.sales_count)
+        other = u.slots.get("question")
+        private_need = urgent_need and u.act == CallerAct.ASK_PRIVATE
+        if d.act == Act.CONVEY_PRESET and (other or private_need) and not state.hostile and not u.pitch:
+            # "Will she make it? Oh, and is she still on the same insurance?": the owner's answer
+            # covers the first; the second is taken down for the owner and said so. "他啥时候回来？还有他
+            # 手机号多少，有个bug急着要他看": the number is not given, the urgent need is kept.
+            kept = state.record.messages if private_need else state.record.requests
+            if (utt if private_need else other) not in kept:
+                kept.append(utt if private_need else other)
+                said = d.text.rstrip()
+                end = "" if said[-1:] in "。！？.!?" else ("。" if state.lang == "zh" else ".")
+                d = replace(d, text=said + end + other_question_noted(state, ctx, urgent=private_need))
         urgent_only = d.act == Act.DEFLECT_PRIVATE and urgent_need and not second
         if urgent_only:
             second = utt  # "他手机号多少？有个bug急着要他看": the owner must hear someone needs them urgently

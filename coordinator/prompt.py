@@ -24,6 +24,7 @@ _ACT_GOALS: dict[Act, str] = {
     Act.DECLINE_SALES: "Say you can't respond to this on {owner}'s behalf and that you have noted the call.",
     Act.SAFE_REFUSAL: "Say you can only answer calls and take messages for {owner}, so you can't do that.",
     Act.CHECK_IN: "Check whether the caller is still on the line.",
+    Act.CONFIRM_ECHO: "Confirm briefly that what the caller repeated back is what {owner} said; add nothing new.",
     Act.ACKNOWLEDGE: "Acknowledge what the caller said and ask if there is anything else.",
     Act.CLARIFY: "Say you didn't catch that and ask the caller to repeat.",
     Act.ASK_REPEAT: "Say the line broke up and ask the caller to say that again.",

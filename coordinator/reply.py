@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .render import render
-from .templates import MESSAGE_NOTED, URGENT_NOTED
+from .templates import MESSAGE_NOTED, OTHER_QUESTION_NOTED, URGENT_NEED_NOTED, URGENT_NOTED
 from .text import pronouns
 from .types import Act, CallContext, CallerAct, CallState, Decision, MatchResult, PresetRef, Relation
 
@@ -118,6 +118,13 @@ def convey(
     text = render(Act.CONVEY_PRESET, state, ctx, {"preset": preset.response})
     d = decision(state, Act.CONVEY_PRESET, u.act, rel, text, preset=preset, flags=flags, match=match)
     return replace(d, slots={"repeat": "1"}) if repeat else d
+
+
+def other_question_noted(state: CallState, ctx: CallContext, *, urgent: bool = False) -> str:
+    """ "Your other question I'll pass on to her." (after the owner's answer in the same reply);
+    ``urgent``: the other part asked for private data beside an urgent need ("I'll tell her it's urgent")."""
+    table = URGENT_NEED_NOTED if urgent else OTHER_QUESTION_NOTED
+    return table[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))
 
 
 def message_noted(state: CallState, ctx: CallContext, *, urgent: bool = False) -> str:

@@ -174,6 +174,10 @@ TEMPLATES: T = {
         "zh": ["喂，您好，您还在听吗？", "喂？请问您还在吗？"],
         "en": ["Hello? Are you still there?", "Hi, are you still on the line?"],
     },
+    Act.CONFIRM_ECHO: {
+        "zh": ["对，没错。", "对，就是那儿。", "是的，没错。"],
+        "en": ["Yes, that's right.", "That's right, yes.", "Yes, exactly."],
+    },
     Act.ACKNOWLEDGE: {
         "zh": [
             "好的，我记下了。还有别的事吗？",
@@ -357,6 +361,20 @@ EXCEPTION_DETAIL = {
 
 # A turn that leaves a message and asks something private ("跟她说房租要涨，另外她周六在家吗"):
 # the message is taken, then the question is deflected (lead-in before the deflection).
+#: After the owner's answer, the other question of the same turn ("Will she make it? Oh, and is she
+#: still on the same insurance?"): taken down for the owner, not left unanswered.
+OTHER_QUESTION_NOTED = {
+    "zh": "另外您问的，我会转告{obj}。",
+    "en": " Your other question I'll pass on to {obj}.",
+}
+
+#: After the owner's answer to one part of a turn that also asks for private data and says it is
+#: urgent ("他啥时候回来？还有他手机号多少，有个bug急着要他看"): the rest is deflected, the need kept.
+URGENT_NEED_NOTED = {
+    "zh": "其他个人信息我不方便透露；您说的急事，我会马上转告{obj}。",
+    "en": " I can't share anything else personal, but I'll tell {obj} right away that it's urgent.",
+}
+
 MESSAGE_NOTED = {
     "zh": "您说的事我记下了，会转告{obj}。",
     "en": "I've noted your message for {owner}. ",

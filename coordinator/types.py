@@ -57,6 +57,7 @@ class Act(StrEnum):
     SAFE_REFUSAL = "safe_refusal"  # injection / pretexting
     CHECK_IN = "check_in"  # silence: are you still there?
     ACKNOWLEDGE = "acknowledge"  # caller gave info; noted; anything else?
+    CONFIRM_ECHO = "confirm_echo"  # "南门公交站是吧？" after the owner's answer: yes, that's it
     CLARIFY = "clarify"  # didn't catch that
     ASK_REPEAT = "ask_repeat"  # recognition was unsure: the line broke up, say it again (once)
     READ_BACK = "read_back"  # a number the caller gave, read back for confirmation

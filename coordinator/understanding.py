@@ -27,7 +27,7 @@ from presets.matching import Candidate, match_trigger
 
 from . import lexicon as lx
 from .acts import Classification, classify, message_body
-from .news import informative, instruction_fails, placed_elsewhere
+from .news import confirms_echo, informative, instruction_fails, placed_elsewhere
 from .text import compact, normalize
 from .turns import abusive, asking, said
 from .types import CallerAct
@@ -93,6 +93,7 @@ class Understanding:
     message_body: str | None = None  # what to pass on, when the turn carries a message
     news: bool = True  # says something the assistant has not already said (not an echo)
     news_size: int = 0  # how much of it is news: words (en) or characters (zh) beyond echoes and plans
+    confirms_echo: bool = False  # "南门公交站是吧？" after the owner's answer: checks it (coordinator/news.py)
     echoes_regular: bool = False  # repeats the scene's regular preset back ("ok, at the door then")
     placed_elsewhere: bool = False  # leaves it / waits somewhere the regular preset does not name
     instruction_fails: str | None = None  # "nobody" at the place / "no_such" place (coordinator/news.py)
@@ -181,6 +182,7 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         message_body=c.message_body,
         news=news is not None,
         news_size=_size(news),
+        confirms_echo=bool(state.conveyed) and confirms_echo(utt, said(state)),
         echoes_regular=bool(regular) and informative(utt, regular or "") is None,
         placed_elsewhere=placed_elsewhere(utt, regular or _given_regular(state, ctx)),
         instruction_fails=instruction_fails(utt),
@@ -252,7 +254,29 @@ def slots_of(c: Classification) -> dict[str, str]:
             body = message_body(c.raw)  # "跟她说一下房租要涨五百，另外她周六在家吗": both
         if body:
             slots["message"] = body
+    question = _second_question(c.raw)
+    if question:
+        slots["question"] = question
     return slots
+
+
+_SENTENCE = re.compile(r"[^?？。.!！]+[?？]?")
+_ALSO_ASK = re.compile(
+    r"^(?:(?:oh|um|uh|and|so|ok|okay)[, ]+)*(?:and|also|plus|by the way|one more thing|还有|另外|顺便问一下|顺便|对了)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _second_question(raw: str) -> str | None:
+    """ "Will she be able to make it? Oh, and is she still on the same insurance?" -> the second
+    question: a question introduced by "and" / "also" / "还有" / "另外" after an earlier question of
+    the same turn. A preset that answers the first leaves it for the owner (coordinator/policy.py)."""
+    sentences = [m.group(0).strip(" ,，") for m in _SENTENCE.finditer(raw) if m.group(0).strip(" ,，")]
+    asked = [i for i, s in enumerate(sentences) if s.endswith(("?", "？"))]
+    if len(asked) < 2:
+        return None
+    last = sentences[asked[-1]]
+    return last if _ALSO_ASK.match(last) else None
 
 
 _ALSO = re.compile(r"(还有|另外|顺便|对了|\balso\b|\band\b|\bplus\b|\bby the way\b)", re.IGNORECASE)
