@@ -191,8 +191,8 @@ def test_a_check_with_a_new_question_is_not_confirmed_blindly(lang: str, regular
             "When's he back? And what's his cell number, I need him urgently to sign off the release",
             "urgently",
             marks=pytest.mark.xfail(
-                reason="the English input guard reads urgency beside a private question as social engineering "
-                "(stop 16: branch nlu10 works on it)",
+                reason="by design the English input guard reads urgency with a request for the owner's number as a pretext "
+                "(docs/safety.md), so the owner's answer to the first question is not given",
             ),
         ),
         ("zh", "有人问他什么时候回来", "他下午四点以后回办公室",
