@@ -85,6 +85,31 @@ def trigger_who(trigger: str) -> frozenset[str]:
     return kinds(who)
 
 
+# The owner's defence against impersonators: a trigger about callers who *claim* to be someone
+# ("自称公安、检察院或者法院的人打来", "someone claims to be from the government, the police or the IRS",
+# "冒充银行的", "scam calls", "诈骗电话").
+_CLAIMS = re.compile(
+    r"自称|冒充|假冒|假装|号称|说自己是|诈骗|骗子|骗电话"
+    r"|\bclaim(?:s|ing)? to be\b|\bpretend(?:s|ing)?\b|\bimpersonat\w*|\bposing as\b|\bsays? (?:they'?re|he'?s|she'?s|it'?s) from\b"
+    r"|\bscam\w*|\bfraud\w*|\bphishing\b",
+    re.IGNORECASE,
+)
+
+
+def impersonator_match(trigger: str, utterance: str, *, scam: bool) -> bool:
+    """Is a trigger about callers who claim to be someone met by this turn? The caller names one of
+    the kinds the trigger names ("我是公安局的民警" for 公安/法院; "Officer Brooks with the Social Security
+    Administration" for the government or the police), or, for a trigger that names none ("scam
+    calls"), the turn reads as a scam. The owner wrote the answer for exactly these callers, so a
+    scam reading does not keep it from them (it is the owner's own words; nothing private is added)."""
+    if not _CLAIMS.search(trigger):
+        return False
+    named = kinds(trigger) - {"sales"}
+    if named:
+        return bool(named & caller_kinds(utterance))
+    return scam
+
+
 def caller_kinds(utterance: str) -> frozenset[str]:
     """The kinds of caller the turn's opening names ("Hello, this is Maple Elementary School...")."""
     return kinds(utterance[:_INTRO_SPAN])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from presets.callers import pitch_only, relative_claimed, who_calls_match
+from presets.callers import impersonator_match, pitch_only, relative_claimed, who_calls_match
 from presets.topics import urgent_breaks_routine
 from presets.when import day_clash
 
@@ -347,8 +347,11 @@ class LearnedUnderstander:
         are (this turn or earlier)? Never for a pitch or a scam, nor once that answer was given
         (a later turn must match on its own words), nor when the caller's news makes a routine
         answer stale (a feverish child against "grandpa picks him up at five")."""
+        def impersonator(pid: str, trigger: str) -> bool:
+            return not state.conveyed.get(pid) and impersonator_match(trigger, utt, scam=c.scam or state.hostile)
+
         if state.hostile or state.sales_count or "sales" in c.cues or c.scam:
-            return lambda pid, trigger: False
+            return impersonator  # "自称公安的人打来" and "我是公安局的民警，你涉嫌洗钱": the owner's answer for them
         earlier = tuple(u for u, _ in state.history if u)
         ask = asking(c) or c.question
         response = {tc.preset.id: tc.preset.response for tc in ctx.emergent}
@@ -356,6 +359,6 @@ class LearnedUnderstander:
         def met(pid: str, trigger: str) -> bool:
             if state.conveyed.get(pid) or urgent_breaks_routine(response.get(pid, ""), (*earlier, utt)):
                 return False
-            return who_calls_match(trigger, utt, earlier, asking=ask)
+            return who_calls_match(trigger, utt, earlier, asking=ask) or impersonator(pid, trigger)
 
         return met
