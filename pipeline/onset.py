@@ -56,6 +56,7 @@ class LineOnset:
         self._run = 0  # consecutive loud frames so far
         self.frames = 0  # 20 ms frames heard on this call
         self.last_onset: int | None = None  # frame index where the latest onset began
+        self._last_loud = -1  # the latest frame above floor + rise (the speech's tail, too)
 
     def floor_db(self) -> float | None:
         """The call's noise floor in dBFS; None while too little non-speech was heard."""
@@ -77,11 +78,18 @@ class LineOnset:
         floor = self.floor_db()
         loud = floor is not None and db >= floor + ONSET_RISE_DB
         self._run = self._run + 1 if loud else 0
+        if loud or floor is None:
+            self._last_loud = self.frames
         if self._run == ONSET_FRAMES:
             self.last_onset = self.frames - ONSET_FRAMES + 1
         if not speech:
             self._quiet_db.append(db)
         self.frames += 1
+
+    def silent_s(self) -> float:
+        """How long the line has been at its floor, by its energy: a voice's soft tail
+        (which the VAD may already count as silence) is not silence here."""
+        return (self.frames - 1 - self._last_loud) * FRAME_S
 
     def quiet_since(self, frame: int) -> bool:
         """True when the line has stayed at its floor from frame ``frame`` on: the floor

@@ -235,8 +235,10 @@ class TurnTranscriber:
         not miss a caller going on at ``pause_s`` waits ``pause_s + VAD_START_S``. It ends
         sooner, at ``pause_s + ONSET_MARGIN_S``, when the line itself stayed at its noise
         floor since the VAD stop (``pipeline.onset``: no energy onset, floor known): then
-        there is nothing for the VAD to report late. Any onset (the caller, a cough, a
-        burst of line noise) keeps the full wait, which ends the turn unless the VAD
+        there is nothing for the VAD to report late. That pause is counted both ways, by
+        the VAD and by the line's energy, and the shorter one counts (the VAD may call a
+        voice's soft tail silence already, which would make a caller's 0.9 s look longer).
+        Any onset (the caller, a cough, a burst of line noise) keeps the full wait, which ends the turn unless the VAD
         confirms speech: a false onset costs the old latency, never the turn."""
         self._prefetch_numbers()
         starts = self._starts
@@ -246,7 +248,9 @@ class TurnTranscriber:
         self._started.clear()
         while self._starts == starts and time.monotonic() < deadline:
             paused = self.paused_s()
-            if paused >= full or (paused >= quiet and self._onset.quiet_since(self._stop_frame)):
+            if paused >= full or (
+                min(paused, self._onset.silent_s()) >= quiet and self._onset.quiet_since(self._stop_frame)
+            ):
                 break
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._started.wait(), 0.02)  # a start ends the wait at once
@@ -400,8 +404,9 @@ VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a 
 VAD_START_S = 0.4
 #: A hold over a pause in which the line stayed at its noise floor ends this long after
 #: the pause it waits for (TurnTranscriber.hold_pause): the energy onset detector needs
-#: three 20 ms frames of a caller's resumed speech, plus slack for a soft first syllable.
-ONSET_MARGIN_S = 0.12
+#: three 20 ms frames of a caller's resumed speech, plus slack for a soft first syllable
+#: on a noisy line (up to five frames late at 5 dB SNR).
+ONSET_MARGIN_S = 0.15
 
 #: A statement the transcript model does not find clearly finished ends the turn only
 #: after this much pause: callers pause 300-900 ms between the sentences of one turn
