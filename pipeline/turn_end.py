@@ -18,7 +18,7 @@ from pipecat.turns.user_stop import TurnAnalyzerUserTurnStopStrategy
 
 from .asr import Transcript
 from .turn_model import TurnTextModel
-from .turns import VAD_START_S, words_end_after
+from .turns import words_end_after
 
 
 @dataclass
@@ -43,8 +43,9 @@ class TurnEvidence(Protocol):
         """Silence since the end of speech, in line-audio time."""
         ...
 
-    async def went_on(self, hold_s: float) -> bool:
-        """Wait ``hold_s`` more seconds of line audio; True if the caller spoke meanwhile."""
+    async def hold_pause(self, pause_s: float) -> bool:
+        """Wait until the caller's pause reaches ``pause_s`` (line-audio time, allowing for
+        the VAD's late report of resumed speech); True if the caller spoke meanwhile."""
         ...
 
 
@@ -79,14 +80,13 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
             heard = await self._evidence.speculative()
             text = heard.text if heard is not None else ""
             after = words_end_after(text, audio_complete=False, model=self._model) if text else None
-            if after is not None and after > 0:
-                # A statement waits for a longer pause than a question (words_end_after),
-                # in line-audio time; speech resumed is reported VAD_START_S late.
-                wait = after + VAD_START_S - self._evidence.paused_s()
-                if wait > 0 and await self._evidence.went_on(wait):
-                    # The caller went on. The VAD start has reached the recorder but maybe
-                    # not yet this strategy (it sits downstream): do not read its flags.
-                    after = None
+            # A statement waits for a longer pause than a question (words_end_after), in
+            # line-audio time (TurnTranscriber.hold_pause: the VAD reports resumed speech
+            # late, unless the line's energy says it stayed quiet). If the caller went on,
+            # the VAD start has reached the recorder but maybe not yet this strategy (it
+            # sits downstream): do not read its flags.
+            if after is not None and after > 0 and await self._evidence.hold_pause(after):
+                after = None
         except asyncio.CancelledError:
             return
         finally:

@@ -29,6 +29,7 @@ import numpy as np
 from . import metrics
 from .asr import SpeechRecognizer, Transcript, pcm16_to_float
 from .number_pass import NumberPass
+from .onset import LineOnset
 from .turn_model import TurnTextModel
 
 log = logging.getLogger(__name__)
@@ -84,10 +85,17 @@ class TurnTranscriber:
         #: turn's embedding from it: CallSession.precompute); must not block.
         self.on_speculative_text: Callable[[str], object] | None = None
         self._answered = 0  # turns answered so far: a waiter from an older stop sees it move
+        # The line's own evidence that the caller went on, before the VAD says so
+        # (pipeline.onset); _stop_frame: its frame count at the last VAD stop.
+        self._onset = LineOnset()
+        self._stop_frame = 0
+        # The number pass of a held turn, started while the hold runs: (job, task).
+        self._numbers: tuple[_Job, asyncio.Task[Transcript]] | None = None
 
     # -------------------------------------------------------- audio side ----
 
     def audio(self, pcm: bytes) -> None:
+        self._onset.feed(pcm, speech=self.speaking)
         if self._recording:
             self._audio.extend(pcm)
             return
@@ -99,6 +107,7 @@ class TurnTranscriber:
 
     def speech_started(self) -> None:
         self.speaking = True
+        self._drop_numbers()  # a number pass of the turn so far is stale now
         self._starts += 1
         self._started.set()
         if not self._recording:
@@ -110,6 +119,7 @@ class TurnTranscriber:
     def speech_stopped(self) -> None:
         """VAD stop: transcribe the turn so far while end-of-turn is being decided."""
         self.speaking = False
+        self._stop_frame = self._onset.frames
         if not self._recording:
             return
         self._speech_end = len(self._audio)
@@ -174,14 +184,24 @@ class TurnTranscriber:
                 if self.speaking:
                     return None, None  # the caller went on: answer the whole utterance later
                 continue
-            hold = self._hold_s(result.text, grace_s) if grace_s > 0 else 0.0
-            if hold > 0 and await self.went_on(hold):
+            if grace_s > 0 and _short(result.text):
+                went = await self.went_on(grace_s)
+            elif grace_s > 0 and (pause := self._pause_s(result.text)) > 0:
+                went = await self.hold_pause(pause)
+            else:
+                went = False
+            if went:
+                self._drop_numbers()
                 return None, None  # the caller went on after "Okay." / after a sentence
             if self._answered != turn:
                 return None, None  # answered by another waiter during the hold
-            numbers = self._number_hotwords() if self._number_hotwords is not None else None
+            numbers = self._numbers_for(job, result)
             if numbers is not None:
-                result = await self._number_pass.run(self._recognizer, job.audio, result, numbers)
+                await asyncio.wait({numbers})  # not raising if the caller's going on cancels it
+                if numbers.cancelled():
+                    return None, None
+                result = numbers.result()
+                self._numbers = None
                 if self._answered != turn or self.speaking:
                     return None, None  # answered meanwhile, or the caller went on: the whole turn later
             self.last = result
@@ -207,22 +227,76 @@ class TurnTranscriber:
                 await asyncio.wait_for(self._started.wait(), 0.02)  # a start ends the wait at once
         return self._starts != starts
 
-    def _hold_s(self, text: str, grace_s: float) -> float:
-        """How long an ended turn still waits for the caller to go on. The audio model can
-        call a turn complete at the pause after its first sentence ("Hi, this is the
-        driver." <0.8 s> "I'm at your building."): words that trail off, or a statement
-        the transcript model does not score a whole turn, are answered only once the pause
-        reaches :data:`STATEMENT_PAUSE_S`; a question, a closing or a clearly finished
-        statement at once; a very short turn ("Okay.") waits ``grace_s``."""
-        if _short(text):
-            return grace_s
+    async def hold_pause(self, pause_s: float) -> bool:
+        """Hold the turn until the caller's pause reaches ``pause_s`` (line-audio time);
+        True if the caller went on meanwhile (a VAD start).
+
+        The VAD reports resumed speech up to :data:`VAD_START_S` late, so a hold that must
+        not miss a caller going on at ``pause_s`` waits ``pause_s + VAD_START_S``. It ends
+        sooner, at ``pause_s + ONSET_MARGIN_S``, when the line itself stayed at its noise
+        floor since the VAD stop (``pipeline.onset``: no energy onset, floor known): then
+        there is nothing for the VAD to report late. That pause is counted both ways, by
+        the VAD and by the line's energy, and the shorter one counts (the VAD may call a
+        voice's soft tail silence already, which would make a caller's 0.9 s look longer).
+        Any onset (the caller, a cough, a burst of line noise) keeps the full wait, which ends the turn unless the VAD
+        confirms speech: a false onset costs the old latency, never the turn."""
+        self._prefetch_numbers()
+        starts = self._starts
+        full = pause_s + VAD_START_S
+        quiet = pause_s + ONSET_MARGIN_S
+        deadline = time.monotonic() + max(0.0, full - self.paused_s()) + 2.0
+        self._started.clear()
+        while self._starts == starts and time.monotonic() < deadline:
+            paused = self.paused_s()
+            if paused >= full or (
+                min(paused, self._onset.silent_s()) >= quiet and self._onset.quiet_since(self._stop_frame)
+            ):
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._started.wait(), 0.02)  # a start ends the wait at once
+        return self._starts != starts
+
+    def _pause_s(self, text: str) -> float:
+        """The pause an ended turn is held to, waiting for the caller to go on (0: answer
+        it now). The audio model can call a turn complete at the pause after its first
+        sentence ("Hi, this is the driver." <0.8 s> "I'm at your building."): words that
+        trail off, or a statement the transcript model does not score a whole turn, are
+        answered only once the pause reaches :data:`STATEMENT_PAUSE_S` (see
+        :meth:`hold_pause`); a question, a closing or a clearly finished statement at once.
+        A very short turn ("Okay.") has its own grace (``turn_text``)."""
         after = words_end_after(text, model=self.turn_model)
         if after == 0.0:
             return 0.0
-        # Waiting until the pause reaches STATEMENT_PAUSE_S is not enough: speech resumed
-        # at that moment is reported VAD_START_S later.
-        pause = STATEMENT_PAUSE_S if after is None else after
-        return max(0.0, pause + VAD_START_S - self.paused_s())
+        return STATEMENT_PAUSE_S if after is None else after
+
+    def _numbers_for(self, job: _Job, first: Transcript) -> asyncio.Task[Transcript] | None:
+        """The number pass of ``job``'s transcript (pipeline.number_pass), started now or
+        already during the hold; None when this turn needs none."""
+        if self._numbers is not None and self._numbers[0] is job:
+            return self._numbers[1]
+        self._drop_numbers()
+        numbers = self._number_hotwords() if self._number_hotwords is not None else None
+        if numbers is None or not self._number_pass.wanted(first):
+            return None
+        task = asyncio.get_running_loop().create_task(
+            self._number_pass.run(self._recognizer, job.audio, first, numbers)
+        )
+        self._numbers = (job, task)
+        return task
+
+    def _prefetch_numbers(self) -> None:
+        """A hold is starting: run the turn's number pass meanwhile (it is a second
+        decode, ~0.6 s, that would otherwise start only when the hold ends)."""
+        job = self._job
+        if job is None or job.covers != self._speech_end or not job.task.done() or job.task.cancelled():
+            return
+        if job.task.exception() is None:
+            self._numbers_for(job, job.task.result())
+
+    def _drop_numbers(self) -> None:
+        if self._numbers is not None:
+            self._numbers[1].cancel()
+            self._numbers = None
 
     async def speculative(self) -> Transcript | None:
         """The transcript of the turn so far (text and Whisper's confidence), as of the last
@@ -249,10 +323,12 @@ class TurnTranscriber:
         self._audio = bytearray()
         self._speech_end = 0
         self._job = None
+        self._drop_numbers()
 
     def close(self) -> None:
         if self._job is not None and not self._job.task.done():
             self._job.task.cancel()
+        self._drop_numbers()
 
 
 _CLOSING = ("bye", "再见", "拜拜", "that's all", "thank you", "thanks", "谢谢")
@@ -326,6 +402,11 @@ VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a 
 # 0.4, not the 0.48 measured: with the text classifier on, an introduction is held
 # BEGINNING_EXTRA_S more, which covers a 0.9 s pause reported 0.48 s late.
 VAD_START_S = 0.4
+#: A hold over a pause in which the line stayed at its noise floor ends this long after
+#: the pause it waits for (TurnTranscriber.hold_pause): the energy onset detector needs
+#: three 20 ms frames of a caller's resumed speech, plus slack for a soft first syllable
+#: on a noisy line (up to five frames late at 5 dB SNR).
+ONSET_MARGIN_S = 0.15
 
 #: A statement the transcript model does not find clearly finished ends the turn only
 #: after this much pause: callers pause 300-900 ms between the sentences of one turn

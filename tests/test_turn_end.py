@@ -78,17 +78,16 @@ def test_words_ending_in_filler_letters_are_not_fillers(text: str) -> None:
 
 
 def test_an_ended_statement_still_waits_out_a_sentence_pause() -> None:
-    from pipeline.turns import TurnTranscriber
+    from pipeline.turns import TurnTranscriber, _short
 
     t = TurnTranscriber(None, lang=lambda: "en", hotwords=lambda: "", candidates=lambda: ())  # type: ignore[arg-type]
     t.speech_stopped()  # the VAD stop just happened
-    assert 0.7 < t._hold_s("Hi, this is the delivery driver.", 0.7) <= STATEMENT_PAUSE_S + VAD_START_S - 0.2 + 1e-9
-    assert t._hold_s("Where should I put it?", 0.7) == 0.0  # a question is answered at once
-    assert t._hold_s("Okay.", 0.7) == 0.7  # a short turn keeps its own grace
-    assert t._hold_s("喂？", 0.7) == 0.7  # "Hello?" may be a preface too
-    assert t._hold_s("放哪儿比较好？", 0.7) == 0.0  # a short question hands the turn over
-    assert t._hold_s("Is Alex there?", 0.7) == 0.0
-    assert t._hold_s("I have a package and", 0.7) > 0.5  # trailing off: wait too
+    assert t._pause_s("Hi, this is the delivery driver.") == STATEMENT_PAUSE_S  # held to the long pause
+    assert t._pause_s("Where should I put it?") == 0.0  # a question is answered at once
+    assert _short("Okay.") and _short("喂？")  # a short turn keeps its own grace ("Hello?" may be a preface)
+    assert not _short("放哪儿比较好？") and t._pause_s("放哪儿比较好？") == 0.0  # a short question hands over
+    assert not _short("Is Alex there?") and t._pause_s("Is Alex there?") == 0.0
+    assert t._pause_s("I have a package and") == STATEMENT_PAUSE_S  # trailing off: wait too
 
 
 def test_the_packaged_classifier_loads_with_a_threshold_chosen_on_dev() -> None:
@@ -185,3 +184,52 @@ async def test_a_waiter_from_an_earlier_stop_does_not_answer_the_empty_remainder
     # One waiter answers the whole turn, the other nothing.
     assert texts == ["", "Hi, this is the delivery driver. Where should I put it?"]
     assert len(heard) == 2  # nothing transcribed after the turn was answered
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "second"),
+    [
+        ("en", "Call me back on 8148. I know you. 86144.", "Call me back on 814 861 4437."),
+        ("zh", "我的电话是一三次,一四三次九八八。", "我的电话是13912345678。"),
+    ],
+)
+async def test_a_held_number_turn_is_decoded_again_during_the_hold(lang: str, first: str, second: str) -> None:
+    """A statement held for the long pause that names a number without a whole one gets
+    its second decode (pipeline.number_pass) while the hold runs, not after it: when the
+    hold ends the turn is answered with the second decode's number."""
+    import asyncio
+
+    import numpy as np
+
+    from pipeline.asr import Transcript
+    from pipeline.turns import TurnTranscriber, silence_of
+
+    started_at: list[float] = []
+
+    class Decoder:
+        async def transcribe(self, audio: np.ndarray, lang: str, **kw: object) -> Transcript:
+            started_at.append(t.paused_s())
+            await asyncio.sleep(0.05)
+            return Transcript(second if len(started_at) > 1 else first, lang, 0.3, 2.0)
+
+    t = TurnTranscriber(
+        Decoder(),  # type: ignore[arg-type]
+        lang=lambda: lang,
+        hotwords=lambda: "",
+        candidates=lambda: (),
+        number_hotwords=lambda: "139 1234 5678",
+    )
+    t.speech_started()
+    t.audio(np.full(32000, 3000, dtype=np.int16).tobytes())
+    t.speech_stopped()
+    answer = asyncio.create_task(t.turn_text(grace_s=0.7))
+    paused = 0.0
+    while not answer.done():  # the line's silence, 20 ms at a time
+        paused = t.paused_s()
+        t.audio(silence_of(0.02))
+        await asyncio.sleep(0.005)
+    text, _ = await answer
+    assert text == second
+    assert len(started_at) == 2
+    assert started_at[1] < STATEMENT_PAUSE_S  # the second decode began inside the hold
+    assert paused >= STATEMENT_PAUSE_S  # and the hold was still kept

@@ -34,7 +34,8 @@ from pipeline.asr import Transcript
 from pipeline.session import CallServices
 from pipeline.turn_end import TranscriptAwareTurnStop
 from pipeline.turn_model import TurnTextModel, default_model
-from pipeline.turns import STATEMENT_PAUSE_S
+from pipeline.turns import ONSET_MARGIN_S, STATEMENT_PAUSE_S
+from pipeline.turns import VAD_START_S as VAD_START_S_HOLD
 from pipeline.voice import Listener, TurnBridge, TurnRecorder, UserTurnText, VoiceCall, VoiceOptions, VoiceResources
 from pipeline.voice.frames import TurnEndedByWords
 
@@ -159,21 +160,33 @@ class Line(FrameProcessor):
         await self.push_frame(frame, direction)
 
 
-async def play(h: Harness, line: Line, script: list[tuple[str, float]], *, after_s: float) -> list[float]:
-    """Play ``script`` ((``"speech"`` | ``"pause"``, seconds), ...) then ``after_s`` of
-    silence, in 20 ms frames at the line's pace, with Silero-like VAD events. Returns the
-    line time at which each sentence ended."""
+def _noise(seconds: float) -> bytes:
+    """A burst of line noise (a cough, a bump): loud on the line, below the fake
+    recognizer's speech level, and no VAD start."""
+    rng = np.random.default_rng(int(seconds * 1000))
+    return rng.uniform(-1200, 1200, int(RATE * seconds)).astype(np.int16).tobytes()
+
+
+async def play(h: Harness, line: Line, script: list[tuple[Any, ...]], *, after_s: float) -> list[float]:
+    """Play ``script`` ((``"speech"`` | ``"pause"`` | ``"noise"``, seconds[, VAD start
+    delay]), ...) then ``after_s`` of silence, in 20 ms frames at the line's pace, with
+    Silero-like VAD events (speech is reported ``VAD_START_S`` into it unless the step
+    says otherwise; noise never). Returns the line time at which each sentence ended."""
     audio = bytearray()
     events: dict[int, Frame] = {}  # frame index -> VAD event sent after it
     ends: list[float] = []
-    for kind, seconds in [*script, ("pause", after_s)]:
+    speaking = False
+    for kind, seconds, *vad in [*script, ("pause", after_s)]:
         start = len(audio) // (FRAME * 2)
-        audio += _speech(seconds) if kind == "speech" else _silence(seconds)
+        audio += {"speech": _speech, "pause": _silence, "noise": _noise}[kind](seconds)
         if kind == "speech":
-            events[start + int(VAD_START_S * RATE / FRAME)] = VADUserStartedSpeakingFrame(start_secs=VAD_START_S)
+            delay = vad[0] if vad else VAD_START_S
+            events[start + int(delay * RATE / FRAME)] = VADUserStartedSpeakingFrame(start_secs=delay)
             ends.append(len(audio) / 2 / RATE)
-        elif start > 0 and seconds > VAD_STOP_S:
+            speaking = True
+        elif kind == "pause" and speaking and seconds > VAD_STOP_S:
             events[start + int(VAD_STOP_S * RATE / FRAME)] = VADUserStoppedSpeakingFrame(stop_secs=VAD_STOP_S)
+            speaking = False
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     for i in range(len(audio) // (FRAME * 2)):
@@ -280,6 +293,63 @@ async def test_a_slow_early_decode_does_not_answer_the_silence_after_the_turn(la
     whole = (" " if lang == "en" else "").join(sentences)
     assert [a.text for a in line.answered] == [whole], (line.answered, recognizer.decodes)
     assert SILENCE_WORD[lang] not in recognizer.decodes, recognizer.decodes
+
+
+# ------------------------------------------------ the line's own evidence ----
+# A statement the words do not mark finished is held until the pause reaches
+# STATEMENT_PAUSE_S. The VAD reports a caller going on up to VAD_START_S late, so the hold
+# used to wait STATEMENT_PAUSE_S + VAD_START_S; a line whose energy stayed at its floor
+# (pipeline.onset) has nothing to report late, and the hold ends at the pause.
+
+HOLD_CASES = [
+    (lang, verdict) for lang in ("en", "zh") for verdict in (EndOfTurnState.COMPLETE, EndOfTurnState.INCOMPLETE)
+]
+HOLD_IDS = [f"{c[0]}-{c[1].name}" for c in HOLD_CASES]
+
+
+@pytest.mark.parametrize(("lang", "verdict"), HOLD_CASES, ids=HOLD_IDS)
+async def test_a_quiet_pause_ends_the_hold_at_the_statement_pause(lang: str, verdict: EndOfTurnState) -> None:
+    said = TWO_SENTENCES[lang][0]  # a statement: held for the long pause (no classifier)
+    processors, line = _pipeline(HearingRecognizer([said], lang), lang, verdict, None)
+    async with Harness(processors) as h:
+        ends = await play(h, line, [("pause", 0.3), ("speech", 1.2)], after_s=2.5)
+        await until(lambda: bool(line.answered), "the turn was answered")
+    assert [a.text for a in line.answered] == [said], line.answered
+    waited = line.answered[0].line_s - ends[-1]
+    # Not + VAD_START_S (0.4 s): the slack is for frames and a decode in flight.
+    assert STATEMENT_PAUSE_S <= waited < STATEMENT_PAUSE_S + ONSET_MARGIN_S + 0.15, waited
+
+
+@pytest.mark.parametrize(("lang", "verdict"), HOLD_CASES, ids=HOLD_IDS)
+async def test_a_caller_who_goes_on_at_0_7_s_reported_late_is_one_turn(lang: str, verdict: EndOfTurnState) -> None:
+    """The caller resumes 0.7 s into the pause and the VAD reports it 0.45 s later, after
+    the quiet-line hold would have ended (0.9 + 0.15 s): the line's energy heard it, so the
+    hold waited for the VAD, and the utterance is answered once, whole."""
+    sentences = TWO_SENTENCES[lang]
+    processors, line = _pipeline(HearingRecognizer(sentences, lang), lang, verdict, None)
+    async with Harness(processors) as h:
+        ends = await play(h, line, [("speech", 1.4), ("pause", 0.7), ("speech", 1.0, 0.45)], after_s=2.5)
+        await until(lambda: bool(line.answered), "the turn was answered")
+    whole = (" " if lang == "en" else "").join(sentences)
+    assert [a.text for a in line.answered] == [whole], line.answered
+    assert line.answered[0].line_s > ends[-1]
+
+
+@pytest.mark.parametrize(("lang", "verdict"), HOLD_CASES, ids=HOLD_IDS)
+async def test_a_noise_burst_in_the_pause_does_not_leave_the_turn_unanswered(
+    lang: str, verdict: EndOfTurnState
+) -> None:
+    """A cough or a bump 0.5 s into the pause: the line's energy rises but the VAD never
+    reports speech. The turn is answered, once, no later than the hold before the energy
+    onset detector (STATEMENT_PAUSE_S + VAD_START_S)."""
+    said = TWO_SENTENCES[lang][0]
+    processors, line = _pipeline(HearingRecognizer([said], lang), lang, verdict, None)
+    async with Harness(processors) as h:
+        ends = await play(h, line, [("speech", 1.2), ("pause", 0.5), ("noise", 0.15)], after_s=2.5)
+        await until(lambda: bool(line.answered), "the turn was answered")
+    assert [a.text for a in line.answered] == [said], line.answered
+    waited = line.answered[0].line_s - ends[-1]
+    assert waited < STATEMENT_PAUSE_S + VAD_START_S_HOLD + 0.25, waited  # + frame and decode slack
 
 
 # ------------------------------------------------------------ settings ----
