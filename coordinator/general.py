@@ -23,8 +23,14 @@ _ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)
 _PRIED = {"threat", "input:private_probe", "input:pretexting", "input:social_engineering", "pretext_once"}
 # The assistant's last reply gave the caller nothing they asked for (a refusal, a deferral, "noted").
 _NO_ANSWER = {
-    Act.DEFLECT_PRIVATE, Act.SAFE_REFUSAL, Act.DEFER_DECISION, Act.DECLINE_SALES, Act.OWNER_UNAVAILABLE,
-    Act.ANSWER_UNKNOWN, Act.CONFIRM_MESSAGE, Act.RELAY_ERRAND,
+    Act.DEFLECT_PRIVATE,
+    Act.SAFE_REFUSAL,
+    Act.DEFER_DECISION,
+    Act.DECLINE_SALES,
+    Act.OWNER_UNAVAILABLE,
+    Act.ANSWER_UNKNOWN,
+    Act.CONFIRM_MESSAGE,
+    Act.RELAY_ERRAND,
 }
 _MESSAGE_ACTS = (CallerAct.STATEMENT, CallerAct.OTHER, CallerAct.INFO_QUESTION)  # what an awaited message reads as
 

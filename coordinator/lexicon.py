@@ -402,7 +402,9 @@ ACK_MARK = cues(
 
 # The turn ends with a goodbye ("...，再见" / "... Bye.").
 ENDS_WITH_CLOSING = re.compile(
-    r"(再见|拜拜|拜了|" + HUNG_UP + r"|先这样|就这样|回见|回头见|我先走了|bye|goodbye|bye now|talk later|take care|later|take it easy|cheers"
+    r"(再见|拜拜|拜了|"
+    + HUNG_UP
+    + r"|先这样|就这样|回见|回头见|我先走了|bye|goodbye|bye now|talk later|take care|later|take it easy|cheers"
     r"|see (you|ya)|have (a )?(good|nice|great) (one|day|night|evening))[\s。.!！~～]*$",
     re.IGNORECASE,
 )
@@ -446,14 +448,24 @@ _ERRAND_EN_DO = [
     r"house|mail|mailbox|porch|doorstep|heater|alarm|fridge|freezer|basement|yard|pipes?|hob)",
     r"see (if|whether) (the|his|her|my) (door|window|stove|oven|gas|lights?|dog|cat|car|package|parcel)",
     r"look (in on|after|at) (him|her|them|the (dog|cat|baby|kids|house|stove|door))",
-    r"knock on", r"ring (the|his|her) (bell|doorbell)", r"answer the door", r"open (the|his|her|up)",
-    r"(close|shut|lock|unlock) (the|his|her|up)", r"(turn|switch) (off|on) (the|his|her)",
+    r"knock on",
+    r"ring (the|his|her) (bell|doorbell)",
+    r"answer the door",
+    r"open (the|his|her|up)",
+    r"(close|shut|lock|unlock) (the|his|her|up)",
+    r"(turn|switch) (off|on) (the|his|her)",
     r"(turn|switch) (the|his|her) \w+ (off|on)",
     r"(bring|take|carry|get) (it|them|the \w+|his \w+|my \w+) (in|inside|upstairs|downstairs|indoors)",
     r"(grab|fetch|pick up|collect) (the|his|my|her) (package|parcel|delivery|box|mail|post|keys?|groceries)",
-    r"feed (the|his|her|my) \w+", r"walk (the|his|her|my) dog", r"water (the|his|her|my) (plants?|garden|flowers)",
-    r"let (the|his|her|my) (dog|cat) (in|out)", r"let (me|us) in", r"buzz (me|us) in",
-    r"come (down|out|outside|downstairs|to the door)", r"sign for (it|the|this)", r"move (the|his|her|your) car",
+    r"feed (the|his|her|my) \w+",
+    r"walk (the|his|her|my) dog",
+    r"water (the|his|her|my) (plants?|garden|flowers)",
+    r"let (the|his|her|my) (dog|cat) (in|out)",
+    r"let (me|us) in",
+    r"buzz (me|us) in",
+    r"come (down|out|outside|downstairs|to the door)",
+    r"sign for (it|the|this)",
+    r"move (the|his|her|your) car",
 ]
 _ERRAND_EN_ASK = (
     r"\b((can|could|would|will) (you|u|ya)|(would|do) you mind|any chance you could|is there any way you could|"

@@ -66,7 +66,9 @@ _WHEN_EN = re.compile(
     r"january|february|march|april|june|july|august|september|october|november|december)\b|\b\d+ ?(am|pm)\b"
 )
 
-_WHEN_ZH = re.compile(r"(周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|[上下中]午|早上|晚上|\d|[一二三四五六七八九十两]+(点|号)")
+_WHEN_ZH = re.compile(
+    r"(周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|[上下中]午|早上|晚上|\d|[一二三四五六七八九十两]+(点|号)"
+)
 
 
 _ECHO_TAG_ZH = re.compile(r"(是吧|对吧|对吗|是吗|是不是|对不对|是嘛|吧)\s*[?？]?$")
@@ -89,8 +91,7 @@ def confirms_echo(raw: str, said: str) -> bool:
     m = _ECHO_TAG_ZH.search(q) if zh else _ECHO_TAG_EN.search(q.lower())
     if m is None:
         return False
-    echo = q[: m.start()] if zh else q[: m.start()]
-    units = _units(echo)
+    units = _units(q[: m.start()])
     return bool(units) and len(units & said_units) >= 0.8 * len(units)
 
 

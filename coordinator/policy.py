@@ -177,8 +177,9 @@ class Coordinator:
             # covers the first; the second is taken down for the owner and said so. "他啥时候回来？还有他
             # 手机号多少，有个bug急着要他看": the number is not given, the urgent need is kept.
             kept = state.record.messages if private_need else state.record.requests
-            if (utt if private_need else other) not in kept:
-                kept.append(utt if private_need else other)
+            note = utt if private_need else (other or utt)
+            if note not in kept:
+                kept.append(note)
                 said = d.text.rstrip()
                 end = "" if said[-1:] in "。！？.!?" else ("。" if state.lang == "zh" else ".")
                 d = replace(d, text=said + end + other_question_noted(state, ctx, urgent=private_need))

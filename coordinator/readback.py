@@ -87,7 +87,9 @@ _THEIR_NUMBER = re.compile(
 _NO_HEARD = re.compile(r"^(?:部队|不队|步对|布对|不断)")
 _AFFIRM = re.compile(r"\b(?:yes|yeah|yep|right|correct|that's|thanks?)\b|对的|没错|是的|谢谢")
 _CLOSING = re.compile(r"\b(?:bye|goodbye|that's all)\b|再见|拜拜|就这样|" + HUNG_UP)  # "嗯，挂了": yes, and goodbye
-_HURRY = re.compile(r"快点|快一点|尽快|赶紧|赶快|抓紧|越快越好|\b(asap|quickly|hurry|as soon as (possible|you can)|right away)\b")
+_HURRY = re.compile(
+    r"快点|快一点|尽快|赶紧|赶快|抓紧|越快越好|\b(asap|quickly|hurry|as soon as (possible|you can)|right away)\b"
+)
 _QUESTION_END = re.compile(r"[?？]\s*$")
 _PIECES = re.compile(r"[\s]*[,.!?;，。！？；、]+[\s]*")
 

@@ -85,7 +85,8 @@ class Understanding:
     urgent: bool = False
     ultimatum: bool = False  # threatens consequences or gives up ("后果自负", "you'll regret this")
     resigned: bool = False  # opens with a reluctant "fine" ("行吧行吧，…", "那好吧，…")
-    errand: str | None = None  # asks the assistant itself to act at the place: "errand", or "handover" (come down for it)
+    # asks the assistant itself to act at the place: "errand", or "handover" (come down for it)
+    errand: str | None = None
     starts_with_ack: bool = False
     ack_marked: bool = False
     ends_with_thanks: bool = False
@@ -262,7 +263,8 @@ def slots_of(c: Classification) -> dict[str, str]:
 
 _SENTENCE = re.compile(r"[^?？。.!！]+[?？]?")
 _ALSO_ASK = re.compile(
-    r"^(?:(?:oh|um|uh|and|so|ok|okay)[, ]+)*(?:and|also|plus|by the way|one more thing|还有|另外|顺便问一下|顺便|对了)(?![a-z])",
+    r"^(?:(?:oh|um|uh|and|so|ok|okay)[, ]+)*"
+    r"(?:and|also|plus|by the way|one more thing|还有|另外|顺便问一下|顺便|对了)(?![a-z])",
     re.IGNORECASE,
 )
 

@@ -90,7 +90,8 @@ def trigger_who(trigger: str) -> frozenset[str]:
 # "冒充银行的", "scam calls", "诈骗电话").
 _CLAIMS = re.compile(
     r"自称|冒充|假冒|假装|号称|说自己是|诈骗|骗子|骗电话"
-    r"|\bclaim(?:s|ing)? to be\b|\bpretend(?:s|ing)?\b|\bimpersonat\w*|\bposing as\b|\bsays? (?:they'?re|he'?s|she'?s|it'?s) from\b"
+    r"|\bclaim(?:s|ing)? to be\b|\bpretend(?:s|ing)?\b|\bimpersonat\w*|\bposing as\b"
+    r"|\bsays? (?:they'?re|he'?s|she'?s|it'?s) from\b"
     r"|\bscam\w*|\bfraud\w*|\bphishing\b",
     re.IGNORECASE,
 )

@@ -127,7 +127,9 @@ def test_yes_and_goodbye_to_a_read_back_closes(lang: str, turns: list[str]) -> N
          ["Can she make the meeting this afternoon?", "Okay, I'll ask Wang Lei then."]),
     ],
 )  # fmt: skip
-def test_the_callers_own_next_step_after_the_answer_closes(lang: str, trigger: str, response: str, turns: list[str]) -> None:
+def test_the_callers_own_next_step_after_the_answer_closes(
+    lang: str, trigger: str, response: str, turns: list[str]
+) -> None:
     c = _call(lang, emergent=(emergent("e1", trigger, response),))
     d = _say_all(c, turns)
     assert d.end_call, (d.act, d.text)

@@ -347,6 +347,7 @@ class LearnedUnderstander:
         are (this turn or earlier)? Never for a pitch or a scam, nor once that answer was given
         (a later turn must match on its own words), nor when the caller's news makes a routine
         answer stale (a feverish child against "grandpa picks him up at five")."""
+
         def impersonator(pid: str, trigger: str) -> bool:
             return not state.conveyed.get(pid) and impersonator_match(trigger, utt, scam=c.scam or state.hostile)
 
