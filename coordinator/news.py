@@ -75,6 +75,14 @@ _ECHO_TAG_ZH = re.compile(r"(是吧|对吧|对吗|是吗|是不是|对不对|是
 _ECHO_TAG_EN = re.compile(r",?\s*(yeah|yes|right|correct|is that right|is that it|you said|ok|okay)\s*[?]$")
 
 
+_QUESTION_SENTENCE = re.compile(r"[^?？。.!！]+[?？]")
+
+
+def questions(raw: str) -> list[str]:
+    """The turn's question sentences, in order ("Will she make it? Oh, and is she ...?" -> two)."""
+    return [q for q in (m.group(0).strip(" ,，") for m in _QUESTION_SENTENCE.finditer(raw)) if q]
+
+
 def confirms_echo(raw: str, said: str) -> bool:
     """ "南门公交站是吧？我现在在西门，得绕一圈儿" / "Number fourteen, yeah?": the caller's only question
     repeats back what the assistant said, with a confirmation tag, to check it (a yes/no the
@@ -83,10 +91,10 @@ def confirms_echo(raw: str, said: str) -> bool:
     said_units = _units(said)
     if not said_units:
         return False
-    questions = [q.strip(" ,，") for q in re.findall(r"[^?？。.!！]+[?？]", raw)]
-    if len(questions) != 1:
+    asked = questions(raw)
+    if len(asked) != 1:
         return False
-    q = questions[0]
+    q = asked[0]
     zh = bool(re.search(r"[\u4e00-\u9fff]", q))
     m = _ECHO_TAG_ZH.search(q) if zh else _ECHO_TAG_EN.search(q.lower())
     if m is None:

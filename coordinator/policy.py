@@ -176,8 +176,7 @@ class Coordinator:
             # "Will she make it? Oh, and is she still on the same insurance?": the owner's answer
             # covers the first; the second is taken down for the owner and said so. "他啥时候回来？还有他
             # 手机号多少，有个bug急着要他看": the number is not given, the urgent need is kept.
-            kept = state.record.messages if private_need else state.record.requests
-            note = utt if private_need else (other or utt)
+            kept, note = (state.record.messages, utt) if private_need else (state.record.requests, other or utt)
             if note not in kept:
                 kept.append(note)
                 said = d.text.rstrip()

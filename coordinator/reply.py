@@ -123,12 +123,14 @@ def convey(
 def other_question_noted(state: CallState, ctx: CallContext, *, urgent: bool = False) -> str:
     """ "Your other question I'll pass on to her." (after the owner's answer in the same reply);
     ``urgent``: the other part asked for private data beside an urgent need ("I'll tell her it's urgent")."""
-    table = URGENT_NEED_NOTED if urgent else OTHER_QUESTION_NOTED
-    return table[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))
+    return _noted(URGENT_NEED_NOTED if urgent else OTHER_QUESTION_NOTED, state, ctx)
 
 
 def message_noted(state: CallState, ctx: CallContext, *, urgent: bool = False) -> str:
     """ "I've noted your message for Sarah." (before a deflection in the same reply); ``urgent``:
     "I'll tell Sarah right away that it's urgent." (the turn's message is only that it is urgent)."""
-    noted = URGENT_NOTED if urgent else MESSAGE_NOTED
-    return noted[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))
+    return _noted(URGENT_NOTED if urgent else MESSAGE_NOTED, state, ctx)
+
+
+def _noted(table: dict[str, str], state: CallState, ctx: CallContext) -> str:
+    return table[state.lang].format(owner=ctx.owner_name, **pronouns(ctx.owner_name, state.lang, ctx.pronoun))

@@ -27,7 +27,7 @@ from presets.matching import Candidate, match_trigger
 
 from . import lexicon as lx
 from .acts import Classification, classify, message_body
-from .news import confirms_echo, informative, instruction_fails, placed_elsewhere
+from .news import confirms_echo, informative, instruction_fails, placed_elsewhere, questions
 from .text import compact, normalize
 from .turns import abusive, asking, said
 from .types import CallerAct
@@ -261,7 +261,6 @@ def slots_of(c: Classification) -> dict[str, str]:
     return slots
 
 
-_SENTENCE = re.compile(r"[^?？。.!！]+[?？]?")
 _ALSO_ASK = re.compile(
     r"^(?:(?:oh|um|uh|and|so|ok|okay)[, ]+)*"
     r"(?:and|also|plus|by the way|one more thing|还有|另外|顺便问一下|顺便|对了)(?![a-z])",
@@ -273,12 +272,10 @@ def _second_question(raw: str) -> str | None:
     """ "Will she be able to make it? Oh, and is she still on the same insurance?" -> the second
     question: a question introduced by "and" / "also" / "还有" / "另外" after an earlier question of
     the same turn. A preset that answers the first leaves it for the owner (coordinator/policy.py)."""
-    sentences = [m.group(0).strip(" ,，") for m in _SENTENCE.finditer(raw) if m.group(0).strip(" ,，")]
-    asked = [i for i, s in enumerate(sentences) if s.endswith(("?", "？"))]
+    asked = questions(raw)
     if len(asked) < 2:
         return None
-    last = sentences[asked[-1]]
-    return last if _ALSO_ASK.match(last) else None
+    return asked[-1] if _ALSO_ASK.match(asked[-1]) else None
 
 
 _ALSO = re.compile(r"(还有|另外|顺便|对了|\balso\b|\band\b|\bplus\b|\bby the way\b)", re.IGNORECASE)
