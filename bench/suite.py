@@ -38,7 +38,8 @@ from .scenario import (
 )
 
 BUILTIN_PREFIX = "builtin:"
-BUILTIN_SUITES = ("dev", "dev2", "test", "test2")  # dev2: brief D development; test2: the held-out brief C
+# dev2: brief D development; test2: the held-out brief C; test3: brief T3 (stop 17), held out
+BUILTIN_SUITES = ("dev", "dev2", "test", "test2", "test3")
 
 
 @dataclass(frozen=True, slots=True)

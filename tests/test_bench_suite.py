@@ -251,3 +251,17 @@ def test_builtin_test2_is_the_held_out_brief_and_uses_max_times_zero() -> None:
     assert len(scenarios) >= 80
     assert {s.lang for s in scenarios} == {"zh", "en"}
     assert any(s.expect.preset_max_times == 0 and not s.expect.preset_conveyed for s in scenarios)
+
+
+def test_builtin_test3_is_a_balanced_held_out_split() -> None:
+    """Brief T3 (stop 17), written by an author who read only design.md and the format:
+    24 zh and 24 en, 8 per scene, all in the test split, with near misses shipped as
+    preset_max_times: 0."""
+    scenarios = load_suite("builtin:test3")
+    assert len(scenarios) == 48
+    assert all(s.split == "test" and s.id.startswith("t3-") for s in scenarios)
+    for lang in ("zh", "en"):
+        assert sum(s.lang == lang for s in scenarios) == 24
+    for scene in ("takeout", "delivery", "taxi", "work", "life", "harassment"):
+        assert sum(s.scene == scene for s in scenarios) == 8
+    assert any(s.expect.preset_max_times == 0 and not s.expect.preset_conveyed for s in scenarios)
