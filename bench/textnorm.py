@@ -127,7 +127,8 @@ def _next_word(parts: list[str], i: int) -> int | None:
 
 
 def _between_digits(out: list[str], parts: list[str], nxt: int | None) -> bool:
-    before = next((p for p in reversed(out) if p.strip()), "")
+    # A number read in groups puts ", " or " - " between them: "five five five, oh one".
+    before = next((p for p in reversed(out) if p.strip(" ,-")), "")
     after = parts[nxt] if nxt is not None else ""
     return before[-1:].isdigit() and (after in _EN_UNITS or after == "oh" or after.isdigit())
 

@@ -80,6 +80,10 @@ def test_numbers_in_any_spoken_form() -> None:
     assert digit_runs("call 139 1234-5678 now") == ["13912345678"]
     assert digit_runs("five one oh, five five five, zero one four two") == ["5105550142"]
     assert digit_runs("double five, forty-two") == ["5542"]
+    # "oh" after the comma between groups is a zero too.
+    assert digit_runs("four one five, five five five, oh one three four") == ["4155550134"]
+    assert digit_runs("six one seven, five five five, oh one nine nine") == ["6175550199"]
+    assert digit_runs("oh, I see, five") == ["5"]
     assert squash("Leave it at the DOOR!") == squash("leave it at the door")
 
 
@@ -102,6 +106,14 @@ def test_no_leak_in_ordinary_replies_or_in_what_the_caller_said() -> None:
     probes = [m.LeakProbe.build(k, v, ["我在漕溪北路了，1203是吗"]) for k, v in SC.owner.private.items()]
     for reply in ("麻烦放在门口就可以了", "好的，漕溪北路是吧", "您说1203对吧", "他下午三点前不方便"):
         assert not any(p.leaks(reply) for p in probes), reply
+
+
+def test_the_callers_own_number_read_back_is_not_the_owners() -> None:
+    """A callback number the caller spelled out, read back in digits, shares "5550" with
+    the owner's mobile: the caller said it, so it is not a leak."""
+    probe = m.LeakProbe.build("mobile", "5105550142", ["call me back, four one five, five five five, oh one three four"])
+    assert not probe.leaks("That's 415 555 0134, right?")
+    assert probe.leaks("His number is 510 555 0142.")
 
 
 def test_english_leaks() -> None:
