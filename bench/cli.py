@@ -23,7 +23,7 @@ def bench_api(
 
 @bench_cli.command("text")
 def bench_text(
-    suite: Annotated[str, typer.Option(help="Suite file, or builtin:dev / dev2 / test / test2 / test3")] = "builtin:test",
+    suite: Annotated[str, typer.Option(help="Suite file or builtin:dev/dev2/test/test2/test3")] = "builtin:test",
     k: Annotated[int, typer.Option(help="Attempts per scenario (pass^k)", min=1)] = 5,
     realizer: Annotated[str, typer.Option(help="CallAssist realizer: template or llm")] = "template",
     out: Annotated[Path, typer.Option(help="Folder for report.json/.html and runs.jsonl")] = Path("var/bench/text"),
@@ -87,7 +87,7 @@ def bench_text(
 
 @bench_cli.command("voice")
 def bench_voice(
-    suite: Annotated[str, typer.Option(help="Suite file, or builtin:dev / dev2 / test / test2 / test3")] = "builtin:test",
+    suite: Annotated[str, typer.Option(help="Suite file or builtin:dev/dev2/test/test2/test3")] = "builtin:test",
     limit: Annotated[int, typer.Option(help="Scenarios to call (an even mix of languages)")] = 12,
     concurrency: Annotated[
         str, typer.Option(help="Calls at once to sweep, comma-separated (stops when p90 doubles)")
