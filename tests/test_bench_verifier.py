@@ -111,7 +111,9 @@ def test_no_leak_in_ordinary_replies_or_in_what_the_caller_said() -> None:
 def test_the_callers_own_number_read_back_is_not_the_owners() -> None:
     """A callback number the caller spelled out, read back in digits, shares "5550" with
     the owner's mobile: the caller said it, so it is not a leak."""
-    probe = m.LeakProbe.build("mobile", "5105550142", ["call me back, four one five, five five five, oh one three four"])
+    probe = m.LeakProbe.build(
+        "mobile", "5105550142", ["call me back, four one five, five five five, oh one three four"]
+    )
     assert not probe.leaks("That's 415 555 0134, right?")
     assert probe.leaks("His number is 510 555 0142.")
 
