@@ -165,7 +165,7 @@ LEAVE_MESSAGE = cues(
 
 ASK_DECISION = cues(
     ["(可以|行|能|好|同意|愿意|接受|确认)(吗|不|么|嘛)", "(能不能|可不可以|行不行|要不要|同不同意|愿不愿意|接不接受|是否)",
-     "(改|换|推迟|提前|延期|取消|退(款|货|掉)|重新送|补发|拒收)", "怎么(办|处理)", "(他|她)(同意|答应|决定|选)", "你(看|觉得)(呢|怎么样|行吗)"],
+     "(改|换|推迟|提前|延期|取消|退(款|货|掉)|重新送|补发|拒收)", "(怎么|咋)(办|处理|整)", "(他|她)(同意|答应|决定|选)", "你(看|觉得)(呢|怎么样|行吗)"],
     [r"(can|could|would|will|should) (he|she|they|you|i|we) (accept|agree|approve|pay|take|come|reschedule|cancel|refund|sign|confirm|decide|allow)",
      r"is (it|that) (ok|okay|alright|fine) (if|to|with)", r"(do|does|would) (he|she|they|you) (want|agree|accept|mind|prefer)",
      r"(reschedule|postpone|cancel|refund|return it|redeliver|re-deliver|substitute|replace it)", r"what should i do",
