@@ -151,6 +151,9 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
     regular = ctx.regular.get(state.scene) if state.scene else None
     news = informative(utt, said(state))
     act = CallerAct.ASK_OWNER if c.act == CallerAct.INFO_QUESTION and checks_owner(utt, ctx.owner_name) else c.act
+    if act == CallerAct.INFO_QUESTION and _GUESS_WHO.search(compact(utt), normalize(utt)):
+        # "你猜猜我是谁？" / "guess who this is!": who is calling is asked back; no question for the owner
+        act = CallerAct.GREETING
     body = c.message_body
     if act in (CallerAct.ASK_OWNER, CallerAct.ASK_IDENTITY) and news_beside_check(utt, c.self_id):
         # "Is this the order for Priya? The restaurant gave me the wrong bag...": the check is answered by
@@ -226,6 +229,7 @@ def checks_owner(utt: str, owner: str | None) -> bool:
     return not _ASKS_MORE.search(clause)
 
 
+_GUESS_WHO = lx.cues(["猜(猜|一下|一猜)?我是谁"], [r"guess who (this is|it is|i am|i'm|is calling)"])
 _CHECK = re.compile(
     r"^(?:(?:hi|hello|hey|yeah|um|uh|sorry)[, ]+)*(?:is (?:this|that|it)|am i (?:speaking|talking) (?:to|with))\b"
     r"|^(?:喂|你好|您好|请问|哎)*[，, ]*(?:这是|这里是|是不是|是)?.{1,12}(?:吗|吧|么|是吧|对吧)[?？]?$",
