@@ -289,7 +289,7 @@ INJECTION = cues(
     ["扮演", "系统管理员", "安全规则", "(规则|设定|限制)(已经)?(关闭|取消|解除|关了)", "忽略(之前|以上|前面|所有)", "新(的)?指令", "开发者模式",
      "(你|您)现在是.{0,6}本人", "用第一人称", "以.{1,6}(本人)?的身份", "(远程|系统)(调试|维护|测试|升级)", "(调试|维护|测试|管理员|开发者)(指令|模式)",
      "(我是|我们是)(你|您)的(开发|工程师|程序员|管理员|设计者)", "输出.{0,8}(通讯录|私人信息|隐私|住址|号码)", "假装(你|您)是", "从现在(开始|起)(你|您)(就)?是",
-     "玩个(游戏|角色)", "(你|你就|你给我|跟我|给我)(说|念|讲|喊)(一句|一声|一遍|句).{1,16}(我)?就(挂|不打|放过)"],
+     "玩个(游戏|角色)", "(你|你就|你给我|跟我|给我)(说|念|讲|喊)(.?句|一声|一遍).{1,16}(我)?就(挂|不打|放过)"],
     [r"(?<!to )(?<!him )(?<!her )say .{1,40} and i('ll| will) (hang up|stop calling|leave you alone|go away)", r"repeat after me",
      r"system (instruction|prompt|message) for", r"new instructions", r"instructions from your (administrator|developer|owner)",
      r"override mode", r"ignore (all |your |the )?(previous|prior|above|earlier)", r"system override",

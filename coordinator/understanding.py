@@ -154,6 +154,8 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
     if act == CallerAct.INFO_QUESTION and _GUESS_WHO.search(compact(utt), normalize(utt)):
         # "你猜猜我是谁？" / "guess who this is!": who is calling is asked back; no question for the owner
         act = CallerAct.GREETING
+    if act == CallerAct.INFO_QUESTION and c.question and _HEALTH.search(compact(utt), normalize(utt)):
+        act = CallerAct.ASK_PRIVATE  # "请假了？咋了，病了啊？" / "is he sick?": the owner's health is private
     body = c.message_body
     if act in (CallerAct.ASK_OWNER, CallerAct.ASK_IDENTITY) and news_beside_check(utt, c.self_id):
         # "Is this the order for Priya? The restaurant gave me the wrong bag...": the check is answered by
@@ -230,6 +232,11 @@ def checks_owner(utt: str, owner: str | None) -> bool:
 
 
 _GUESS_WHO = lx.cues(["猜(猜|一下|一猜)?我是谁"], [r"guess who (this is|it is|i am|i'm|is calling)"])
+_HEALTH = lx.cues(
+    ["(病了|生病|住院|身体不舒服|不舒服|看病|发烧|感冒了|受伤|出(了)?什么事|出事了)"],
+    [r"(is|was|are) (he|she|they|\w+) (sick|ill|unwell|hurt|injured|in (the )?hospital)",
+     r"what happened to (him|her|them)", r"what's wrong with (him|her|them)", r"(he|she)('s| is) (sick|ill|unwell)"],
+)  # fmt: skip
 _CHECK = re.compile(
     r"^(?:(?:hi|hello|hey|yeah|um|uh|sorry)[, ]+)*(?:is (?:this|that|it)|am i (?:speaking|talking) (?:to|with))\b"
     r"|^(?:喂|你好|您好|请问|哎)*[，, ]*(?:这是|这里是|是不是|是)?.{1,12}(?:吗|吧|么|是吧|对吧)[?？]?$",
