@@ -12,9 +12,10 @@ from .coordinator_helpers import Call, emergent
 from .test_understanding_judge2 import guard, learned
 
 
-def _call(lang: str, regular: dict[str, str] | None = None) -> Call:
+def _call(lang: str, regular: dict[str, str] | None = None, emergent_preset: tuple[str, str] | None = None) -> Call:
     owner = "Sam" if lang == "en" else "小孙"
-    return Call(owner=owner, lang=lang, regular=regular, input_guard=guard, understander=learned())  # type: ignore[arg-type]
+    presets = (emergent("e1", *emergent_preset),) if emergent_preset else ()
+    return Call(owner=owner, lang=lang, regular=regular, emergent=presets, input_guard=guard, understander=learned())  # type: ignore[arg-type]
 
 
 def _say_all(c: Call, turns: list[str | None]):
@@ -170,10 +171,7 @@ def test_a_refused_scam_asking_who_answers_gets_goodbye(lang: str, turns: list[s
 def test_an_arrival_taken_down_is_context_once_the_owner_answers(
     lang: str, trigger: str, response: str, turns: list[str]
 ) -> None:
-    owner = "Sam" if lang == "en" else "小孙"
-    c = Call(
-        owner=owner, lang=lang, emergent=(emergent("e1", trigger, response),), input_guard=guard, understander=learned()
-    )  # type: ignore[arg-type]
+    c = _call(lang, emergent_preset=(trigger, response))
     d = _say_all(c, turns)
     assert d.end_call
     assert not c.record.has_message, c.record
@@ -252,10 +250,7 @@ def test_a_message_with_say_in_it_is_no_prank(turn: str) -> None:
 def test_a_question_about_the_owners_health_is_deflected(
     lang: str, trigger: str, response: str, turns: list[str]
 ) -> None:
-    owner = "Sam" if lang == "en" else "小孙"
-    c = Call(
-        owner=owner, lang=lang, emergent=(emergent("e1", trigger, response),), input_guard=guard, understander=learned()
-    )  # type: ignore[arg-type]
+    c = _call(lang, emergent_preset=(trigger, response))
     d = _say_all(c, turns)
     assert d.act == Act.DEFLECT_PRIVATE, d.text
     assert not c.record.has_message, c.record
