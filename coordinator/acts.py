@@ -73,15 +73,29 @@ _NOT_A_NAME_EN = re.compile(
 _NOT_A_NAME_ZH = re.compile(r"^(说|问|想|等|在|要|不|来|打|觉得|怕|真的|就|跟|给|对|替)|还是|怎么|什么|吗|呢|吧")
 
 
+# Where a self-introduction's name ends: the errand after it ("City Cars dispatch confirming your ride", "Jim
+# with Apex Roofing about the estimate"), or a correction ("闪送……不是，我是美团的": the first try was wrong).
+_WHO_ENDS_EN = re.compile(
+    r"\s+(calling|confirming|checking|following up|reaching out|ringing|regarding|about|re:|to (confirm|check|let|ask|"
+    r"remind|say|tell|follow|see))\b.*$",
+    re.IGNORECASE,
+)
+_WHO_CORRECTED_ZH = re.compile(r"(…|\.\.\.|[，,]?\s*(哦|噢|呃)?不是)")
+
+
 def _self_id(raw: str) -> str | None:
     text = _TITLE_DOT.sub(lambda m: m.group(1), raw)  # "Dr. Patel's office" is one name
     for pattern in lx.SELF_ID:
-        m = pattern.search(text)
-        if m:
+        for m in pattern.finditer(text):
             who = m.group("who").strip(" ,.，。")
+            if who.isascii():
+                who = _WHO_ENDS_EN.sub("", who).strip(" ,.")
+            elif _WHO_CORRECTED_ZH.search(who):
+                continue  # "我是闪送……不是，我是美团的": the name the caller corrects is not theirs
             bad = _NOT_A_NAME_EN if who.isascii() else _NOT_A_NAME_ZH
             if who and not bad.search(who) and who.lower() not in {"here", "calling", "just", "the", "a"}:
                 return who
+            break  # (only a corrected name looks further)
     return None
 
 

@@ -18,7 +18,8 @@ from .types import Act, CallContext, CallerAct, CallState, Decision, PresetRef, 
 from .understanding import Understanding
 
 EMERGENT_SUSPENDED = "emergent:*"  # a premise-breaking exception suspended the owner's emergent answers
-_ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT)
+# (A message that says nothing new once the owner answered, "行，那我过去等她，别让我等太久啊", is an echo too.)
+_ECHO_ACTS = (CallerAct.WHERE_TO_LEAVE, CallerAct.ARRIVAL, CallerAct.STATEMENT, CallerAct.LEAVE_MESSAGE)
 # Earlier in the call the caller threatened or pried (what the record's flags keep of it).
 _PRIED = {"threat", "input:private_probe", "input:pretexting", "input:social_engineering", "pretext_once"}
 # The assistant's last reply gave the caller nothing they asked for (a refusal, a deferral, "noted").
@@ -92,6 +93,10 @@ TABLE: tuple[Row, ...] = (
     ("a third pitch: end politely",
      lambda t: t.u.pitch and t.state.sales_count >= 3 and t.u.act != CallerAct.ASK_DECISION, Do.CLOSE),
     ("a wrong number: goodbye, nothing for the owner", lambda t: t.u.wrong_number, Do.CLOSE),
+    # "Hello? Is this the account holder? Sir?" from a scam already refused: nothing left to say to them
+    ("hostile: who answers, or the owner, again: goodbye",
+     lambda t: t.state.hostile and t.u.act in (CallerAct.ASK_IDENTITY, CallerAct.ASK_OWNER) and not t.u.injection,
+     Do.CLOSE),
     ("who are you?", _is(CallerAct.ASK_IDENTITY), Act.IDENTIFY_SELF),
     ("left or waiting somewhere the owner did not say: the owner must hear where",
      lambda t: t.u.placed_elsewhere and not t.u.question and not t.guarded, Act.CONFIRM_MESSAGE),

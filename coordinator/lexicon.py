@@ -165,7 +165,7 @@ LEAVE_MESSAGE = cues(
 
 ASK_DECISION = cues(
     ["(可以|行|能|好|同意|愿意|接受|确认)(吗|不|么|嘛)", "(能不能|可不可以|行不行|要不要|同不同意|愿不愿意|接不接受|是否)",
-     "(改|换|推迟|提前|延期|取消|退(款|货|掉)|重新送|补发|拒收)", "怎么(办|处理)", "(他|她)(同意|答应|决定|选)", "你(看|觉得)(呢|怎么样|行吗)"],
+     "(改|换|推迟|提前|延期|取消|退(款|货|掉)|重新送|补发|拒收)", "(怎么|咋)(办|处理|整)", "(他|她)(同意|答应|决定|选)", "你(看|觉得)(呢|怎么样|行吗)"],
     [r"(can|could|would|will|should) (he|she|they|you|i|we) (accept|agree|approve|pay|take|come|reschedule|cancel|refund|sign|confirm|decide|allow)",
      r"is (it|that) (ok|okay|alright|fine) (if|to|with)", r"(do|does|would) (he|she|they|you) (want|agree|accept|mind|prefer)",
      r"(reschedule|postpone|cancel|refund|return it|redeliver|re-deliver|substitute|replace it)", r"what should i do",
@@ -289,8 +289,9 @@ INJECTION = cues(
     ["扮演", "系统管理员", "安全规则", "(规则|设定|限制)(已经)?(关闭|取消|解除|关了)", "忽略(之前|以上|前面|所有)", "新(的)?指令", "开发者模式",
      "(你|您)现在是.{0,6}本人", "用第一人称", "以.{1,6}(本人)?的身份", "(远程|系统)(调试|维护|测试|升级)", "(调试|维护|测试|管理员|开发者)(指令|模式)",
      "(我是|我们是)(你|您)的(开发|工程师|程序员|管理员|设计者)", "输出.{0,8}(通讯录|私人信息|隐私|住址|号码)", "假装(你|您)是", "从现在(开始|起)(你|您)(就)?是",
-     "玩个(游戏|角色)"],
-    [r"system (instruction|prompt|message) for", r"new instructions", r"instructions from your (administrator|developer|owner)",
+     "玩个(游戏|角色)", "(你|你就|你给我|跟我|给我)(说|念|讲|喊)(.?句|一声|一遍).{1,16}(我)?就(挂|不打|放过)"],
+    [r"(?<!to )(?<!him )(?<!her )say .{1,40} and i('ll| will) (hang up|stop calling|leave you alone|go away)", r"repeat after me",
+     r"system (instruction|prompt|message) for", r"new instructions", r"instructions from your (administrator|developer|owner)",
      r"override mode", r"ignore (all |your |the )?(previous|prior|above|earlier)", r"system override",
      r"(admin|administrator|maintenance|debug|diagnostic|service|test|god) mode", r"forget (everything|all|whatever) (you were|you've been|you are) (told|instructed)",
      r"(let's|lets) play a game", r"you('re| are) (now )?(\w+ ){1,3}now", r"from now on,? you('re| are)", r"act as (if you were|\w+)",

@@ -48,6 +48,16 @@ _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
 }  # fmt: skip
+# A plea for speed ("快点哈", "别让我等太久啊", "tell her to hurry, please"): the pace of a hand-over the owner's
+# answer already settled, nothing to act on.
+_URGING_ZH = re.compile(
+    r"^(那|你|您)*((让|叫|跟)(他|她)(说)?)?(快点|快一点|快些|赶紧|抓紧|麻利点|尽快|别让我(等(太久|太长时间|很久)?|久等))"
+    r"(下来|过来|出来|啊|哈|呀|哦|了|吧|点)*$"
+)
+_URGING_EN = re.compile(
+    r"^(and |so |but )?(please )?((tell|ask) (him|her|them) (to )?)?(hurry( up)?|be quick|make it quick|"
+    r"don't keep me waiting( too long| long)?)( please)?$"
+)
 _THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢|麻烦|辛苦)(了|你|您|啦|啊|哈)*$")
 
 
@@ -129,6 +139,8 @@ def informative(raw: str, previous_reply: str | None = None) -> str | None:
             continue
         if (_PLAN_EN.match(en) or _PLAN_ZH.match(zh)) and not _FOR_OWNER.search(clause.lower()):
             continue
+        if _URGING_ZH.match(zh) or _URGING_EN.match(en):
+            continue
         if _RESTATE.match(en) or _RESTATE.match(zh) or _thanks_by_sound(zh):
             continue  # "我说外卖到楼下了": said before; "太秆谢了": thanks, misheard
         units = _units(_TAG.sub("", zh) if re.search(r"[\u4e00-\u9fff]", clause) else _TAG.sub("", en).strip())
@@ -149,8 +161,15 @@ _PLACED_EN = re.compile(
     r"\b(leave|leaving|put|putting|drop|dropping|keep|keeping|stick|hand|wait|waiting|be)( it| them| this| the \w+)?"
     r"( off)? (with|at|on|in|by|behind|under|outside|inside|next to|near) (?P<place>[\w' ]{3,40})"
 )
+# (等 names a place only with 在/到 after it, or 在 before the place: "等机主回话", "我等会儿" wait for a
+# reply or a while, not somewhere; "我在停车场等他" / "等在地库出口" is a place.)
 _PLACED_ZH = re.compile(
-    r"(放|搁|留|交给|塞|寄存|存|等)(在|到|给)?(你|您)?(?P<place>[^了吧啊哈呢嘛您你我他她的\W\d_]{2,8}?)(了|吧|啊|哈|呢|等|$)"
+    r"((放|搁|留|交给|塞|寄存|存)(在|到|给)?|等(在|到))(你|您)?(?P<place>[^了吧啊哈呢嘛您你我他她的\W\d_]{2,8}?)"
+    r"(了|吧|啊|哈|呢|等|$)|在(?P<waiting>[^了吧啊哈呢嘛您你我他她的\W\d_]{2,8}?)(等|候)"
+)
+# What one waits on or is "in" that is no place ("we'll be in touch", "wait on his reply", "be on my way").
+_NOT_A_PLACE_NOUN = re.compile(
+    r"\b(touch|way|reply|answer|call|word|news|hold|line|time|message|text|response|decision)\b"
 )
 
 _ZH_LOCATIVE = re.compile(r"子?(里面|里头|里边|上面|下面|旁边|边上|那儿|那里|这儿|这里|里|上|下|边|旁|那|这)?$")
@@ -175,13 +194,16 @@ def _placed_elsewhere(raw: str, instruction: str) -> bool:
     m = _PLACED_ZH.search(zh) if re.search(r"[\u4e00-\u9fff]", raw) else _PLACED_EN.search(en)
     if m is None:
         return False
+    where = m.group("place") or (m.group("waiting") if m.re is _PLACED_ZH else None) or ""
     if m.re is _PLACED_ZH:
         # "那我放柜子里了" after "放楼下的快递柜就行": the same cabinet, said shorter; the place's core
         # (without 子 and a locative: 柜子里 -> 柜) said in the instruction is compliance
-        core = _ZH_LOCATIVE.sub("", m.group("place")) or m.group("place")
+        core = _ZH_LOCATIVE.sub("", where) or where
         if core in compact(instruction):
             return False
-    place, said = _units(m.group("place")) - _units(_NOT_A_PLACE), _units(instruction)
+    elif _NOT_A_PLACE_NOUN.search(where.strip()):
+        return False
+    place, said = _units(where) - _units(_NOT_A_PLACE), _units(instruction)
     return (
         bool(place)
         and not any(p in s or s in p for p in place for s in said if min(len(p), len(s)) >= 4)

@@ -75,10 +75,20 @@ def record_outcome(
         (r.exceptions if c.exception else r.messages).append(utt)
     elif act in (Act.CONFIRM_MESSAGE, Act.CLOSE_CONFIRM):
         r.messages.append(c.message_body or utt)
+        if _announces_handover(c):
+            # "Hi this is Leo with Deliveroo, I've got your order": the build-up to the hand-over; once the
+            # owner's answer settles the hand-over it is context (settle_context), not a message to act on.
+            state.context_messages.append(c.message_body or utt)
     elif act == Act.ACKNOWLEDGE and c.act == CallerAct.STATEMENT:
         # "I'll let him know": what the caller told us is news for the owner.
         r.messages.append(utt)
         state.context_messages.append(utt)
+
+
+def _announces_handover(c: Understanding) -> bool:
+    """An arrival or an ETA and nothing else: no problem, no question, no number, not left elsewhere."""
+    plain = not (c.exception or c.question or c.callback_number or c.placed_elsewhere or c.threat or c.urgent)
+    return plain and c.act in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE) and not c.slots.get("message")
 
 
 def settle_context(state: CallState) -> None:

@@ -151,6 +151,17 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
     regular = ctx.regular.get(state.scene) if state.scene else None
     news = informative(utt, said(state))
     act = CallerAct.ASK_OWNER if c.act == CallerAct.INFO_QUESTION and checks_owner(utt, ctx.owner_name) else c.act
+    if act == CallerAct.INFO_QUESTION and _GUESS_WHO.search(compact(utt), normalize(utt)):
+        # "你猜猜我是谁？" / "guess who this is!": who is calling is asked back; no question for the owner
+        act = CallerAct.GREETING
+    if act == CallerAct.INFO_QUESTION and c.question and _HEALTH.search(compact(utt), normalize(utt)):
+        act = CallerAct.ASK_PRIVATE  # "请假了？咋了，病了啊？" / "is he sick?": the owner's health is private
+    body = c.message_body
+    if act in (CallerAct.ASK_OWNER, CallerAct.ASK_IDENTITY) and news_beside_check(utt, c.self_id):
+        # "Is this the order for Priya? The restaurant gave me the wrong bag...": the check is answered by
+        # the greeting already; what the caller reports beside it is what the owner must hear.
+        act = CallerAct.ARRIVAL if "arrival" in c.cues else CallerAct.STATEMENT
+        body = body or utt.strip()
     return Understanding(
         source=source,
         act=act,
@@ -180,10 +191,10 @@ def typed_understanding(source: str, c: Classification, utt: str, state: CallSta
         ack_marked=c.ack_marked,
         ends_with_thanks=c.ends_with_thanks,
         ends_with_closing=c.ends_with_closing,
-        message_body=c.message_body,
+        message_body=body,
         news=news is not None,
         news_size=_size(news),
-        confirms_echo=bool(state.conveyed) and confirms_echo(utt, said(state)),
+        confirms_echo=bool(state.conveyed) and confirms_echo(utt, said(state)) and not asks_beside_echo(utt),
         echoes_regular=bool(regular) and informative(utt, regular or "") is None,
         placed_elsewhere=placed_elsewhere(utt, regular or _given_regular(state, ctx)),
         instruction_fails=instruction_fails(utt),
@@ -218,6 +229,50 @@ def checks_owner(utt: str, owner: str | None) -> bool:
     if re.search(r"[\u4e00-\u9fff]", clause):
         return False  # "你知道刘女士吗？" asks about her; "喂，赵静吗？" only checks who answered
     return not _ASKS_MORE.search(clause)
+
+
+_GUESS_WHO = lx.cues(["猜(猜|一下|一猜)?我是谁"], [r"guess who (this is|it is|i am|i'm|is calling)"])
+_HEALTH = lx.cues(
+    ["(病了|生病|住院|身体不舒服|不舒服|看病|发烧|感冒了|受伤|出(了)?什么事|出事了)"],
+    [r"(is|was|are) (he|she|they|\w+) (sick|ill|unwell|hurt|injured|in (the )?hospital)",
+     r"what happened to (him|her|them)", r"what's wrong with (him|her|them)", r"(he|she)('s| is) (sick|ill|unwell)"],
+)  # fmt: skip
+_CHECK = re.compile(
+    r"^(?:(?:hi|hello|hey|yeah|um|uh|sorry)[, ]+)*(?:is (?:this|that|it)|am i (?:speaking|talking) (?:to|with))\b"
+    r"|^(?:喂|你好|您好|请问|哎)*[，, ]*(?:这是|这里是|是不是|是)?.{1,12}(?:吗|吧|么|是吧|对吧)[?？]?$",
+    re.IGNORECASE,
+)
+_INTRO_CLAUSE = re.compile(
+    r"^(this is|it's|it is|my name is|i'm calling from|我是|我叫|我这边是|这边是|这里是)", re.IGNORECASE
+)
+
+
+def news_beside_check(utt: str, self_id: str | None) -> bool:
+    """ "Is this Sam's number? Your package came open in the truck" / "喂，这是小孙的号码吗？店里少给了一杯奶茶":
+    a yes/no check that the call reached the owner, and beside it news (not the caller's introduction,
+    "Is this Tom? This is Dave with Wayfair delivery.", nor a greeting)."""
+    asked = questions(utt)
+    if len(asked) != 1 or not _CHECK.search(asked[0].strip()):
+        return False
+    rest = utt.replace(asked[0], " ")
+    clauses = [k.strip() for k in _CLAUSE.split(rest) if k.strip()]
+    kept = [k for k in clauses if not _INTRO_CLAUSE.match(k) and not (self_id and self_id in k)]
+    news = informative("，".join(kept)) if kept else None
+    return news is not None and _size(news) >= 4
+
+
+_ASKS_BESIDE = (CallerAct.ASK_DECISION, CallerAct.EXCEPTION, CallerAct.LEAVE_MESSAGE, CallerAct.ASK_PRIVATE)
+
+
+def asks_beside_echo(utt: str) -> bool:
+    """ "物业办公室是吧？那安装怎么办，我们师傅要进屋装的": beside the answer checked back, the caller asks or
+    reports something more (a question without "?", a problem, a message): a yes would drop it."""
+    asked = questions(utt)
+    rest = utt.replace(asked[0], " ").strip(" ，,。.") if asked else ""
+    if not rest:
+        return False
+    c = classify(rest)
+    return c.question or c.act in _ASKS_BESIDE or bool(c.cues & {"decision", "message"})
 
 
 def wrong_number(c: Classification) -> bool:
