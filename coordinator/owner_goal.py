@@ -186,7 +186,8 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
     if preset is None:
         return None
     already = state.conveyed.get(preset.id, 0) > 0
-    premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS
+    # (Not when the trigger itself names the problem: "楼下邻居说家里漏水" is met by the leak it names.)
+    premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS and not u.trigger.foreseen
     if set(flags) & _PRETEXT and u.act == CallerAct.ASK_PRIVATE and not u.trigger.relative_claimed:
         # An identity claim does not unlock anything: deflect. Unless the trigger is for that relative
         # ("家里人问我什么时候回家" and "我是他妈妈"): the owner chose that answer for them.

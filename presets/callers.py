@@ -35,8 +35,9 @@ _KINDS: dict[str, tuple[str, str]] = {
              r"\b(colleague|coworker|co-worker|manager|boss|office|hr|human resources|people team|recruiter|"
              r"recruiting|hiring|interview|team|department|client|accounting|finance team|payroll|it desk|"
              r"it support|head office|audit)\b"),
-    "bank": (r"(银行|信用卡|贷款|催收|欠款|账单|保险|理财|证券)",
-             r"\b(bank|credit card|loan|lender|mortgage|collections?|debt|insurance|insurer|billing|account "
+    # (Not "billing" / 账单: any business has a billing desk, and a hospital's is no bank.)
+    "bank": (r"(银行|信用卡|贷款|催收|欠款|保险|理财|证券)",
+             r"\b(bank|credit card|loan|lender|mortgage|collections?|debt|insurance|insurer|account "
              r"services|finance company)\b"),
     "authority": (r"(警察|派出所|公安|法院|税务|社保|街道|居委会|政府|交警|检察)",
                   r"\b(police|officer|detective|sheriff|court|irs|hmrc|tax office|council|city hall|government|"
@@ -97,6 +98,11 @@ _CLAIMS = re.compile(
 )
 
 
+def claims_trigger(trigger: str) -> bool:
+    """Is the trigger about callers who claim to be someone ("自称客服说要退款的", "scam calls")?"""
+    return bool(_CLAIMS.search(trigger))
+
+
 def impersonator_match(trigger: str, utterance: str, *, scam: bool) -> bool:
     """Is a trigger about callers who claim to be someone met by this turn? The caller names one of
     the kinds the trigger names ("我是公安局的民警" for 公安/法院; "Officer Brooks with the Social Security
@@ -138,7 +144,10 @@ _ROLES: dict[str, tuple[str, str]] = {
     "spouse": (r"老婆|老公|妻子|丈夫|爱人|媳妇", r"\b(wife|husband|partner)\b"),
     "sibling": (r"哥|姐|弟|妹", r"\b(brother|sister|sis|bro)\b"),
     "child": (r"儿子|女儿", r"\b(son|daughter)\b"),
-    "neighbour": (r"邻居", r"\b(neighbou?r)\b"),
+    # (Also where they live, as neighbours say it: "我是楼下502的", "from downstairs", "next door".)
+    "neighbour": (r"邻居|(楼下|楼上|隔壁|对门)\d*(的|那家)",
+                  r"\b(neighbou?r|next door|from (up|down)stairs|(up|down)stairs (flat|apartment|unit)|"
+                  r"(flat|apartment|unit) (up|down)stairs)\b"),
 }  # fmt: skip
 _ROLES_RE = compile_table(_ROLES)
 # Trigger verbs that mean the caller must be asking for something ("if the courier asks for the code").
@@ -267,13 +276,38 @@ def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (),
         return is_them(utterance)
     if needs_ask and not asking:
         return False
+    # What the caller asks, when the trigger says they ask: "I've got a scheduled pickup for Mr. Lopez.
+    # Just confirming where he's headed to?" names the pick-up but asks where to, not where from.
+    asked = asked_part(utterance) if needs_ask else utterance
+    if needs_ask and asks_otherwise(topic, asked):
+        return False  # "how long until he comes out?" against "asks where to pick him up": a near miss
     said = is_them(utterance) or any(is_them(e) for e in earlier)
     if said:
-        return same_topic(topic, utterance)
+        return same_topic(topic, asked)
     # Who is not said, but the errand is theirs and nobody else's ("药店打电话说药到了" and "您订的那个
     # 药到货了"): the same kind of errand, from a distinct kind of caller, and no other caller named.
     unnamed = not names and not roles and bool(who & _DISTINCT) and not caller_kinds(utterance) - {"work", "business"}
-    return unnamed and bool(topics(topic) & topics(utterance)) and not any(caller_kinds(e) - who for e in earlier)
+    return unnamed and bool(topics(topic) & topics(asked)) and not any(caller_kinds(e) - who for e in earlier)
+
+
+# A clause that ends with a question mark (the turn's own sentences; "Mr." splits one, harmlessly).
+_ASKED_CLAUSE = re.compile(r"[^。！？!?.]+[？?]")
+
+
+def asked_part(utterance: str) -> str:
+    """The clauses of the turn that ask (end with a question mark); the whole turn when none does
+    (a recognizer often writes a question without one: "did marcus finish the deck")."""
+    parts = _ASKED_CLAUSE.findall(utterance)
+    return " ".join(parts) if parts else utterance
+
+
+def asks_otherwise(topic: str, asked: str) -> bool:
+    """The trigger's question and the caller's ask different things (where vs how long, how much vs
+    where): the question focus of presets.matching, which the rule matcher's own clash check reads."""
+    from .matching import focus
+
+    t_focus, u_focus = focus(topic), focus(asked)
+    return bool(t_focus and u_focus and not t_focus & u_focus)
 
 
 _RELATIVES = frozenset({"mother", "father", "grandparent", "spouse", "sibling", "child"})

@@ -29,6 +29,7 @@ from ..understanding import (
     TriggerReading,
     Understanding,
     emergent_candidates,
+    foresees,
     rule_trigger,
     typed_understanding,
 )
@@ -326,13 +327,15 @@ class LearnedUnderstander:
         trigger_of = {cand.id: cand.trigger for cand in cands}
         if rule is not None:  # the rules' pick stands; the model adds matches the rules miss
             kin = relative_claimed(trigger_of.get(rule, ""), utt)
+            seen = foresees(trigger_of.get(rule, ""), c.exception)
             return TriggerReading(
-                probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}", kin
+                probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}", kin, seen
             )
         if p < thr:
             return TriggerReading(probs, None, p, runner, f"p={p:.2f} < {thr:.2f}")
         why = "who calls" if p == WHO_CALLS_P else f"p={p:.2f} >= {thr:.2f}"
-        return TriggerReading(probs, best, p, runner, why, relative_claimed(trigger_of[best], utt))
+        kin, seen = relative_claimed(trigger_of[best], utt), foresees(trigger_of[best], c.exception)
+        return TriggerReading(probs, best, p, runner, why, kin, seen)
 
     def _clause_probs(self, utt: str, cands: list, c: Classification) -> dict[int, float]:
         """The best clause's match probability per candidate, for a long turn (coordinator/nlu/clauses.py)."""
