@@ -122,3 +122,41 @@ def test_not_conveyed(lang: str, trigger: str, response: str, line: str) -> None
     c = call(lang, emergent=(emergent("e1", trigger, response),))
     d = c.say(line)
     assert d.act != Act.CONVEY_PRESET and response not in d.text
+
+
+# ------------------------------------------ a hand-over in a scene read from a word ----
+
+HANDOVERS = [
+    ("en", {"takeout": "Leave it on the bench by the door."},
+     ["hi so your dinner from the noodle bar is here, where do i put it"]),
+    ("en", {"delivery": "Please put it in the mailroom."},
+     ["Good morning, calling from the depot about today's drop.", "Our driver's two stops away.",
+      "Any safe spot to leave it if no one answers?"]),
+    ("zh", {"delivery": "放门口的鞋柜上就行"}, ["你好，京东物流的，今天给您送货", "司机师傅马上到了", "家里没人的话放哪儿？"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "regular", "turns"), HANDOVERS)
+def test_a_handover_gets_the_filled_slot_when_the_tracker_read_another_scene(
+    lang: str, regular: dict[str, str], turns: list[str]
+) -> None:
+    # ("dinner ... is here" read as life, "driver" as taxi: scenes whose slot the owner left empty)
+    c = call(lang, regular=regular)
+    *before, ask = turns
+    for line in before:
+        assert c.say(line).act != Act.CONVEY_PRESET
+    d = c.say(ask)
+    assert d.act == Act.CONVEY_PRESET and next(iter(regular.values())) in d.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "Hi, it's your Uber driver, I'm outside the lobby, where are you?"),
+        ("zh", "喂，我是滴滴司机，到小区门口了，您在哪儿？"),
+    ],
+)
+def test_a_driver_does_not_get_the_takeout_instruction(lang: str, line: str) -> None:
+    response = "Leave it at the door." if lang == "en" else "放门口就行，谢谢"
+    c = call(lang, regular={"takeout": response})
+    assert response not in c.say(line).text
