@@ -98,6 +98,30 @@ _CLAIMS = re.compile(
 )
 
 
+# A caller who says the call is not the kind a sales trigger names ("不是推销啊，就是提醒一下", "we're
+# not selling anything", "this isn't a survey"): an agent's renewal reminder, an alarm company's
+# emergency, an elections office. The owner's refusal would refuse them on the owner's behalf, so the
+# trigger waits for a turn that does pitch (a real pitch after the denial still reads as one).
+_SALES_KIND = re.compile(
+    r"推销|销售|营销|广告|推广|问卷|调查|sell\w*|sales|telemarket\w*|marketing|pitch\w*|surveys?|"
+    r"promot\w*|offers?\b",
+    re.IGNORECASE,
+)
+_NOT_SALES = re.compile(
+    r"不是(来)?(推销|卖东西|卖|销售|营销|做广告|广告|推广|问卷|调查|骚扰)|不(推销|卖东西)|没(有)?(要)?(推销|卖)"
+    r"|\b(not|never|no one'?s|nobody'?s) (here )?(to )?(selling|trying to sell|sell(ing)? (you )?anything|a sales call|"
+    r"sales|a survey|doing a survey|a pitch|marketing)\b"
+    r"|\b(isn'?t|is not|this'?s not|it'?s not|it isn'?t) (a |about a )?(sales( call)?|survey|pitch|marketing)\b"
+    r"|\bno(thing)? (to sell|sales pitch)\b",
+    re.IGNORECASE,
+)
+
+
+def denies_the_kind(trigger: str, utterance: str) -> bool:
+    """Does the caller say the call is not the sales (or survey) call the trigger names?"""
+    return bool(_SALES_KIND.search(trigger)) and bool(_NOT_SALES.search(utterance))
+
+
 def claims_trigger(trigger: str) -> bool:
     """Is the trigger about callers who claim to be someone ("自称客服说要退款的", "scam calls")?"""
     return bool(_CLAIMS.search(trigger))

@@ -160,3 +160,36 @@ def test_a_driver_does_not_get_the_takeout_instruction(lang: str, line: str) -> 
     response = "Leave it at the door." if lang == "en" else "放门口就行，谢谢"
     c = call(lang, regular={"takeout": response})
     assert response not in c.say(line).text
+
+
+# ------------------------------------------- "not a sales call" against a sales trigger ----
+
+DENIED = [
+    ("zh", "推销理财产品的", "他不需要理财，谢谢",
+     "喂，王哥您好，我是您开户那家银行的理财经理小周，不是推销啊，就是您那笔理财下周到期了，提醒您一下"),
+    ("en", "someone sells insurance", "He already has insurance, thanks.",
+     "Hi, it's Dana, your insurance agent. This is not a sales call, just a reminder that your car insurance renews on the 20th."),
+    ("en", "someone tries to sell a home warranty", "She is not interested in a home warranty, thanks.",
+     "Hi, it's Brightline Home Warranty. Not trying to sell you anything, just confirming the technician visit for your warranty claim."),
+]  # fmt: skip
+PITCHED = [
+    ("zh", "推销理财产品的", "他不需要理财，谢谢",
+     "您好，我们银行新出了一款理财产品，年化收益百分之五，非常适合您，要不要了解一下？"),
+    ("en", "someone tries to sell a home warranty", "She is not interested in a home warranty, thanks.",
+     "Hi, this is Carla from Brightline. We have a great home warranty deal for homeowners this month, want to hear about it?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "trigger", "response", "line"), DENIED)
+def test_a_caller_who_says_it_is_not_a_sale_does_not_get_the_refusal(
+    lang: str, trigger: str, response: str, line: str
+) -> None:
+    c = call(lang, emergent=(emergent("e1", trigger, response),))
+    assert response not in c.say(line).text
+
+
+@pytest.mark.parametrize(("lang", "trigger", "response", "line"), PITCHED)
+def test_a_pitch_still_gets_it(lang: str, trigger: str, response: str, line: str) -> None:
+    c = call(lang, emergent=(emergent("e1", trigger, response),))
+    d = c.say(line)
+    assert d.act == Act.CONVEY_PRESET and response in d.text
