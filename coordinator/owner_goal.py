@@ -63,15 +63,22 @@ def handover_choice(u: Understanding) -> bool:
 
 def infer_service_scene(state: CallState, ctx: CallContext, u: Understanding) -> None:
     """A caller who has arrived or asks where to leave it / where to meet, in a call whose
-    scene is still unknown ("y'all ordered from Rudy's? I'm pullin' up, where do you want it?"):
-    the owner's regular slots say which service this can be. One slot: that one; several:
-    the one the scene evidence (learned head, then the rule scores) favours."""
-    if state.scene is not None or u.act not in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE):
+    scene is still unknown ("y'all ordered from Rudy's? I'm pullin' up, where do you want it?"),
+    or is a scene whose slot is empty: the owner's regular slots say which service this can be.
+    One slot: that one; several: the one the scene evidence (learned head, then the rule scores)
+    favours; a known scene gives way only to a slot its evidence favours over it."""
+    if u.act not in (CallerAct.ARRIVAL, CallerAct.WHERE_TO_LEAVE) or ctx.regular.get(state.scene or ""):
         return
     slots = [scene for scene in SERVICE_SCENES if ctx.regular.get(scene)]
     if not slots:
         return
-    state.scene = max(slots, key=lambda s: (u.scene_evidence.get(s, 0.0), state.scene_scores.get(s, 0.0)))
+    best = max(slots, key=lambda s: (u.scene_evidence.get(s, 0.0), state.scene_scores.get(s, 0.0)))
+    if state.scene is None or u.scene_evidence.get(best, 0.0) > u.scene_evidence.get(state.scene, 0.0):
+        # A scene the tracker read from a word ("your dinner from wok express is here" -> life, "the
+        # driver is five stops away" -> taxi) whose slot the owner left empty, while this hand-over
+        # reads as the service whose slot is filled: that one. (A taxi driver calling an owner who set
+        # only a takeout instruction reads as taxi and gets no takeout instruction.)
+        state.scene = best
 
 
 def bears_on_regular(u: Understanding) -> bool:
@@ -186,7 +193,8 @@ def with_emergent(state: CallState, ctx: CallContext, u: Understanding, flags: t
     if preset is None:
         return None
     already = state.conveyed.get(preset.id, 0) > 0
-    premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS
+    # (Not when the trigger itself names the problem: "楼下邻居说家里漏水" is met by the leak it names.)
+    premise = u.act == CallerAct.EXCEPTION and u.exception in PREMISE_EXCEPTIONS and not u.trigger.foreseen
     if set(flags) & _PRETEXT and u.act == CallerAct.ASK_PRIVATE and not u.trigger.relative_claimed:
         # An identity claim does not unlock anything: deflect. Unless the trigger is for that relative
         # ("家里人问我什么时候回家" and "我是他妈妈"): the owner chose that answer for them.

@@ -21,8 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
+from presets.callers import claims_trigger
 from presets.matching import Candidate, match_trigger
 
 from . import lexicon as lx
@@ -48,6 +50,7 @@ class TriggerReading:
     runner_up: float = 0.0
     reason: str = ""
     relative_claimed: bool = False  # the caller claims to be the relative the matched trigger is for
+    foreseen: bool = False  # the matched trigger itself names the problem the caller reports (:func:`foresees`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +372,26 @@ class RulesUnderstander:
         )
 
 
+@lru_cache(maxsize=512)
+def _trigger_exception(trigger: str) -> str | None:
+    return classify(trigger).exception
+
+
+def foresees(trigger: str, exception: str | None) -> bool:
+    """Does the owner's trigger itself name the problem the caller reports, so that the problem is
+    the trigger's condition, not news that makes the owner's answer stale? "楼下邻居说家里漏水" and "你家
+    是不是有水漏下来了" (the same kind, or the generic "problem" on either side); and a trigger about
+    callers who claim to be someone ("自称客服说要给我退款的"): their story (a failed quality check, a
+    frozen account) is the pretext the owner answered for. "物业问能不能进屋维修" names no problem, so a
+    leak still suspends that consent."""
+    if exception is None:
+        return False
+    if claims_trigger(trigger):
+        return True
+    named = _trigger_exception(trigger)
+    return named is not None and (named == exception or "problem" in (named, exception))
+
+
 def rule_trigger(utt: str, vec: object, state: CallState, ctx: CallContext, c: Classification) -> TriggerReading:
     """The rule matcher (``presets.matching.match_trigger``) as trigger evidence (0/1)."""
     if not ctx.emergent:
@@ -382,4 +405,6 @@ def rule_trigger(utt: str, vec: object, state: CallState, ctx: CallContext, c: C
         context=previous_caller_turn(state),
     )
     probs = {m.id: 1.0} if m.id else {}
-    return TriggerReading(probs, m.id, m.score, m.runner_up, m.reason)
+    trigger_of = {cand.id: cand.trigger for cand in emergent_candidates(state, ctx)}
+    seen = m.id is not None and foresees(trigger_of.get(m.id, ""), c.exception)
+    return TriggerReading(probs, m.id, m.score, m.runner_up, m.reason, foreseen=seen)

@@ -35,8 +35,9 @@ _KINDS: dict[str, tuple[str, str]] = {
              r"\b(colleague|coworker|co-worker|manager|boss|office|hr|human resources|people team|recruiter|"
              r"recruiting|hiring|interview|team|department|client|accounting|finance team|payroll|it desk|"
              r"it support|head office|audit)\b"),
-    "bank": (r"(银行|信用卡|贷款|催收|欠款|账单|保险|理财|证券)",
-             r"\b(bank|credit card|loan|lender|mortgage|collections?|debt|insurance|insurer|billing|account "
+    # (Not "billing" / 账单: any business has a billing desk, and a hospital's is no bank.)
+    "bank": (r"(银行|信用卡|贷款|催收|欠款|保险|理财|证券)",
+             r"\b(bank|credit card|loan|lender|mortgage|collections?|debt|insurance|insurer|account "
              r"services|finance company)\b"),
     "authority": (r"(警察|派出所|公安|法院|税务|社保|街道|居委会|政府|交警|检察)",
                   r"\b(police|officer|detective|sheriff|court|irs|hmrc|tax office|council|city hall|government|"
@@ -97,6 +98,35 @@ _CLAIMS = re.compile(
 )
 
 
+# A caller who says the call is not the kind a sales trigger names ("不是推销啊，就是提醒一下", "we're
+# not selling anything", "this isn't a survey"): an agent's renewal reminder, an alarm company's
+# emergency, an elections office. The owner's refusal would refuse them on the owner's behalf, so the
+# trigger waits for a turn that does pitch (a real pitch after the denial still reads as one).
+_SALES_KIND = re.compile(
+    r"推销|销售|营销|广告|推广|问卷|调查|sell\w*|sales|telemarket\w*|marketing|pitch\w*|surveys?|"
+    r"promot\w*|offers?\b",
+    re.IGNORECASE,
+)
+_NOT_SALES = re.compile(
+    r"不是(来)?(推销|卖东西|卖|销售|营销|做广告|广告|推广|问卷|调查|骚扰)|不(推销|卖东西)|没(有)?(要)?(推销|卖)"
+    r"|\b(not|never|no one'?s|nobody'?s) (here )?(to )?(selling|trying to sell|sell(ing)? (you )?anything|a sales call|"
+    r"sales|a survey|doing a survey|a pitch|marketing)\b"
+    r"|\b(isn'?t|is not|this'?s not|it'?s not|it isn'?t) (a |about a )?(sales( call)?|survey|pitch|marketing)\b"
+    r"|\bno(thing)? (to sell|sales pitch)\b",
+    re.IGNORECASE,
+)
+
+
+def denies_the_kind(trigger: str, utterance: str) -> bool:
+    """Does the caller say the call is not the sales (or survey) call the trigger names?"""
+    return bool(_SALES_KIND.search(trigger)) and bool(_NOT_SALES.search(utterance))
+
+
+def claims_trigger(trigger: str) -> bool:
+    """Is the trigger about callers who claim to be someone ("自称客服说要退款的", "scam calls")?"""
+    return bool(_CLAIMS.search(trigger))
+
+
 def impersonator_match(trigger: str, utterance: str, *, scam: bool) -> bool:
     """Is a trigger about callers who claim to be someone met by this turn? The caller names one of
     the kinds the trigger names ("我是公安局的民警" for 公安/法院; "Officer Brooks with the Social Security
@@ -138,7 +168,10 @@ _ROLES: dict[str, tuple[str, str]] = {
     "spouse": (r"老婆|老公|妻子|丈夫|爱人|媳妇", r"\b(wife|husband|partner)\b"),
     "sibling": (r"哥|姐|弟|妹", r"\b(brother|sister|sis|bro)\b"),
     "child": (r"儿子|女儿", r"\b(son|daughter)\b"),
-    "neighbour": (r"邻居", r"\b(neighbou?r)\b"),
+    # (Also where they live, as neighbours say it: "我是楼下502的", "from downstairs", "next door".)
+    "neighbour": (r"邻居|(楼下|楼上|隔壁|对门)\d*(的|那家)",
+                  r"\b(neighbou?r|next door|from (up|down)stairs|(up|down)stairs (flat|apartment|unit)|"
+                  r"(flat|apartment|unit) (up|down)stairs)\b"),
 }  # fmt: skip
 _ROLES_RE = compile_table(_ROLES)
 # Trigger verbs that mean the caller must be asking for something ("if the courier asks for the code").
@@ -267,13 +300,38 @@ def who_calls_match(trigger: str, utterance: str, earlier: tuple[str, ...] = (),
         return is_them(utterance)
     if needs_ask and not asking:
         return False
+    # What the caller asks, when the trigger says they ask: "I've got a scheduled pickup for Mr. Lopez.
+    # Just confirming where he's headed to?" names the pick-up but asks where to, not where from.
+    asked = asked_part(utterance) if needs_ask else utterance
+    if needs_ask and asks_otherwise(topic, asked):
+        return False  # "how long until he comes out?" against "asks where to pick him up": a near miss
     said = is_them(utterance) or any(is_them(e) for e in earlier)
     if said:
-        return same_topic(topic, utterance)
+        return same_topic(topic, asked)
     # Who is not said, but the errand is theirs and nobody else's ("药店打电话说药到了" and "您订的那个
     # 药到货了"): the same kind of errand, from a distinct kind of caller, and no other caller named.
     unnamed = not names and not roles and bool(who & _DISTINCT) and not caller_kinds(utterance) - {"work", "business"}
-    return unnamed and bool(topics(topic) & topics(utterance)) and not any(caller_kinds(e) - who for e in earlier)
+    return unnamed and bool(topics(topic) & topics(asked)) and not any(caller_kinds(e) - who for e in earlier)
+
+
+# A clause that ends with a question mark (the turn's own sentences; "Mr." splits one, harmlessly).
+_ASKED_CLAUSE = re.compile(r"[^。！？!?.]+[？?]")
+
+
+def asked_part(utterance: str) -> str:
+    """The clauses of the turn that ask (end with a question mark); the whole turn when none does
+    (a recognizer often writes a question without one: "did marcus finish the deck")."""
+    parts = _ASKED_CLAUSE.findall(utterance)
+    return " ".join(parts) if parts else utterance
+
+
+def asks_otherwise(topic: str, asked: str) -> bool:
+    """The trigger's question and the caller's ask different things (where vs how long, how much vs
+    where): the question focus of presets.matching, which the rule matcher's own clash check reads."""
+    from .matching import focus
+
+    t_focus, u_focus = focus(topic), focus(asked)
+    return bool(t_focus and u_focus and not t_focus & u_focus)
 
 
 _RELATIVES = frozenset({"mother", "father", "grandparent", "spouse", "sibling", "child"})

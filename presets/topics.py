@@ -46,6 +46,12 @@ _TOPICS: dict[str, tuple[str, str]] = {
     ),
     "parcel": (r"快递|包裹|送货|签收|派件|取件", r"\b(parcel|package|deliver\w*|shipment)\b"),
     "keys": (r"钥匙", r"\bkeys?\b"),
+    # Water where it should not be ("楼下邻居说家里漏水" and "你家是不是有水漏下来了").
+    "leak": (
+        r"漏水|渗水|水漏|漏下来|滴水|淹了|水管(爆|破)|往下滴",
+        r"\b(leak\w*|flood\w*|dripping|drips|water (is )?(coming|pouring|running) (through|in|down)|burst pipe|"
+        r"water damage)\b",
+    ),
     # Something ordered or left is in and can be collected (medicine, glasses, a repair, dry cleaning).
     "ready": (
         r"到货|(药|货|东西|眼镜|衣服)(已经|现在)?到(了|$)|(可以|能)(过来|来)?(取|拿|领)(了|走)|(修|做|配|洗)好了",
@@ -68,7 +74,7 @@ _EN_STOP_WORDS = (
 )
 _EN_STOP = frozenset(_EN_STOP_WORDS.split())
 # Two-character words too common to say what a call is about.
-_ZH_STOP_WORDS = "孩子 家长 电话 事情 一下 今天 明天 这个 那个 什么 的事 是不 不是 我们 你们 他们 她们"
+_ZH_STOP_WORDS = "孩子 家长 电话 事情 一下 今天 明天 这个 那个 什么 的事 是不 不是 我们 你们 他们 她们 先生 女士 小姐"
 _ZH_STOP = frozenset(_ZH_STOP_WORDS.split())
 
 
@@ -93,10 +99,18 @@ def content(topic: str) -> bool:
 
 
 def same_topic(topic: str, utterance: str) -> bool:
-    """Is the caller's turn about the trigger's topic (same kind of errand, or a shared word)?"""
+    """Is the caller's turn about the trigger's topic (same kind of errand, or shared words)?
+
+    English: more than half of the topic's content words ("whether to leave it with the neighbour" is
+    not met by "can I leave it behind the bins?", nor "where to pick up Mr. Becker" by "how long
+    until Mr. Becker comes out?": one word of two, and not the one that says what is asked).
+    Chinese two-character windows also span word boundaries, so one shared word still counts there."""
     if topics(topic) & topics(utterance):
         return True
-    return bool(_stems(topic) & _stems(utterance) or _bigrams(topic) & _bigrams(utterance))
+    words = _stems(topic)
+    if words and len(words & _stems(utterance)) * 2 > len(words):
+        return True
+    return bool(_bigrams(topic) & _bigrams(utterance))
 
 
 # A fixed time in an owner's answer ("今天放学五点由爷爷来接", "Grandma picks her up at 3:30").

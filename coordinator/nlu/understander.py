@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from presets.callers import impersonator_match, pitch_only, relative_claimed, who_calls_match
+from presets.callers import denies_the_kind, impersonator_match, pitch_only, relative_claimed, who_calls_match
 from presets.topics import urgent_breaks_routine
 from presets.when import day_clash
 
@@ -29,6 +29,7 @@ from ..understanding import (
     TriggerReading,
     Understanding,
     emergent_candidates,
+    foresees,
     rule_trigger,
     typed_understanding,
 )
@@ -296,6 +297,9 @@ class LearnedUnderstander:
             return TriggerReading(reason="no emergent presets")
         u = None if vec is None else np.asarray(vec, dtype=np.float32)
         rule = rule_trigger(utt, vec, state, ctx, c).best
+        trigger_of = {cand.id: cand.trigger for cand in emergent_candidates(state, ctx)}
+        if rule is not None and denies_the_kind(trigger_of.get(rule, ""), utt):
+            rule = None  # "保险代理人小王，不是推销啊" against "推销保险": not the call the owner refused
         probs: dict[str, float] = {}
         who = self._who_calls(utt, state, ctx, c)
         pitching = "sales" in c.cues and not c.scam and not state.hostile
@@ -314,7 +318,7 @@ class LearnedUnderstander:
             if who(cand.id, cand.trigger) or (pitching and pitch_only(cand.trigger)):
                 # "如果是孩子学校打来的" and "我是阳光小学的班主任"; "推销电话" and any pitch: met
                 p = max(p, WHO_CALLS_P)
-            if day_clash(cand.trigger, utt):
+            if day_clash(cand.trigger, utt) or denies_the_kind(cand.trigger, utt):
                 p = 0.0  # "明天能不能来上班" vs "今天下午还回公司吗": another day, a near miss
             probs[cand.id] = round(p, 4)
         if not probs:
@@ -323,16 +327,17 @@ class LearnedUnderstander:
         best, p = ranked[0]
         runner = ranked[1][1] if len(ranked) > 1 else 0.0
         thr = self.model.trigger_threshold
-        trigger_of = {cand.id: cand.trigger for cand in cands}
         if rule is not None:  # the rules' pick stands; the model adds matches the rules miss
             kin = relative_claimed(trigger_of.get(rule, ""), utt)
+            seen = foresees(trigger_of.get(rule, ""), c.exception)
             return TriggerReading(
-                probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}", kin
+                probs, rule, probs.get(rule, p), runner, f"rule match, p={probs.get(rule, p):.2f}", kin, seen
             )
         if p < thr:
             return TriggerReading(probs, None, p, runner, f"p={p:.2f} < {thr:.2f}")
         why = "who calls" if p == WHO_CALLS_P else f"p={p:.2f} >= {thr:.2f}"
-        return TriggerReading(probs, best, p, runner, why, relative_claimed(trigger_of[best], utt))
+        kin, seen = relative_claimed(trigger_of[best], utt), foresees(trigger_of[best], c.exception)
+        return TriggerReading(probs, best, p, runner, why, kin, seen)
 
     def _clause_probs(self, utt: str, cands: list, c: Classification) -> dict[int, float]:
         """The best clause's match probability per candidate, for a long turn (coordinator/nlu/clauses.py)."""
