@@ -153,6 +153,11 @@ class SpeechRecognizer:
                 log.info("whisper model loaded", extra={"seconds": round(time.perf_counter() - t0, 2)})
 
     @property
+    def model(self) -> Any:
+        """faster-whisper's ``WhisperModel`` once loaded (pipeline.digit_pass decodes with it)."""
+        return self._model
+
+    @property
     def loaded(self) -> bool:
         return self._model is not None
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from .asr import SpeechRecognizer, Transcript
 from .asr_bias import number_text, wants_number_pass
+from .digit_pass import digit_text, number_span
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,33 @@ class NumberPass:
     max_first_s: float = NUMBER_PASS_MAX_FIRST_S
     timeout_s: float = NUMBER_PASS_TIMEOUT_S
 
+    digits: bool = True  # the digits-only re-decode of the number (pipeline.digit_pass)
+
     def wanted(self, first: Transcript) -> bool:
         return first.seconds <= self.max_first_s and wants_number_pass(first.text, first.lang)
+
+    def wants_digits(self, heard: Transcript) -> bool:
+        """A turn whose first decode fits the budget and holds something like a number."""
+        return self.digits and heard.seconds <= self.max_first_s and number_span(heard.text, heard.lang) is not None
+
+    async def run_digits(
+        self, recognizer: SpeechRecognizer, audio: np.ndarray, heard: Transcript, hotwords: str
+    ) -> Transcript:
+        """``heard`` with its number re-decoded digits-only when that gives a whole, plausible
+        number (pipeline.digit_pass); ``heard`` otherwise, or when it fails or overruns."""
+        if not self.digits or getattr(recognizer, "model", None) is None:
+            return heard
+        try:
+            text = await asyncio.wait_for(
+                asyncio.to_thread(digit_text, recognizer.model, audio, heard.text, heard.lang, hotwords),
+                self.timeout_s,
+            )
+        except Exception:
+            log.warning("digit pass abandoned", exc_info=True)
+            return heard
+        if text is None:
+            return heard
+        return Transcript(text, heard.lang, heard.seconds, heard.audio_s, heard.confidence)
 
     async def run(
         self, recognizer: SpeechRecognizer, audio: np.ndarray, first: Transcript, hotwords: str
@@ -57,6 +83,6 @@ class NumberPass:
             log.warning("number pass abandoned", exc_info=True)
             return first
         if number_text(first.text, second.text, first.lang) != second.text or second.text == first.text:
-            return first
+            return await self.run_digits(recognizer, audio, first, hotwords)
         second.seconds += first.seconds
-        return second
+        return await self.run_digits(recognizer, audio, second, hotwords)

@@ -276,6 +276,14 @@ class TurnTranscriber:
             return self._numbers[1]
         self._drop_numbers()
         numbers = self._number_hotwords() if self._number_hotwords is not None else None
+        if numbers is None and self._number_hotwords is not None and self._number_pass.wants_digits(first):
+            # A turn decoded with the number hotwords already (a number was expected): only
+            # the digits-only re-decode of its number (pipeline.digit_pass).
+            task = asyncio.get_running_loop().create_task(
+                self._number_pass.run_digits(self._recognizer, job.audio, first, self._hotwords())
+            )
+            self._numbers = (job, task)
+            return task
         if numbers is None or not self._number_pass.wanted(first):
             return None
         task = asyncio.get_running_loop().create_task(
