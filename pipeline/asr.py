@@ -18,12 +18,15 @@ import re
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -292,6 +295,13 @@ class SpeechRecognizer:
             if beam_conf.avg_logprob > conf.avg_logprob:
                 text, conf = beam_text, beam_conf
         return Transcript(text, lang, time.perf_counter() - t0, len(audio) / 16000, conf)
+
+    async def run_on_model(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(model, *args)`` in a worker thread, admitted like a decode (the same
+        semaphore), so a second pass over a turn (pipeline.digit_pass) never runs beside the
+        decodes the recognizer admits."""
+        async with self._sem:
+            return await asyncio.to_thread(fn, self._model, *args)
 
     async def transcribe(
         self,

@@ -60,7 +60,7 @@ class NumberPass:
             return heard
         try:
             text = await asyncio.wait_for(
-                asyncio.to_thread(digit_text, recognizer.model, audio, heard.text, heard.lang, hotwords),
+                recognizer.run_on_model(digit_text, audio, heard.text, heard.lang, hotwords),
                 self.timeout_s,
             )
         except Exception:
