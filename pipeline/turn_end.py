@@ -18,7 +18,7 @@ from pipecat.turns.user_stop import TurnAnalyzerUserTurnStopStrategy
 
 from .asr import Transcript
 from .turn_model import TurnTextModel
-from .turns import words_end_after
+from .turn_words import words_end_after
 
 
 @dataclass

@@ -34,7 +34,8 @@ from pipeline.asr import Transcript
 from pipeline.session import CallServices
 from pipeline.turn_end import TranscriptAwareTurnStop
 from pipeline.turn_model import TurnTextModel, default_model
-from pipeline.turns import ONSET_MARGIN_S, STATEMENT_PAUSE_S
+from pipeline.turn_words import STATEMENT_PAUSE_S
+from pipeline.turns import ONSET_MARGIN_S
 from pipeline.turns import VAD_START_S as VAD_START_S_HOLD
 from pipeline.voice import Listener, TurnBridge, TurnRecorder, UserTurnText, VoiceCall, VoiceOptions, VoiceResources
 from pipeline.voice.frames import TurnEndedByWords
