@@ -159,7 +159,7 @@ def bench_decisions(
 
 @bench_cli.command("nlu")
 def bench_nlu(
-    split: Annotated[str, typer.Option(help="dev, test or a corpus folder")] = "dev",
+    split: Annotated[str, typer.Option(help="dev, test, eval-pairs (a folder under --data) or a corpus folder")] = "dev",
     data: Annotated[Path, typer.Option(help="Corpus root")] = Path("data/nlu"),
     out: Annotated[Path | None, typer.Option(help="Write the figures as JSON here")] = None,
 ) -> None:
@@ -168,7 +168,9 @@ def bench_nlu(
     a confusion table of the primary intent, and calibration (ECE)."""
     from .nlu.report import run_nlu_bench
 
-    folder = data / split if split in ("train", "dev", "test") else Path(split)
+    # A split's name (dev, test, eval-pairs, ...) is a folder under the corpus root; any
+    # other value is a folder path.
+    folder = data / split if (data / split).is_dir() else Path(split)
     if not run_nlu_bench(folder, out=out):
         raise typer.Exit(1)
 

@@ -59,6 +59,9 @@ def test_bench_nlu_prints_and_writes_the_figures(tmp_path: Path) -> None:
     assert report["utterances"]["all"]["n"] == 12 and report["triggers"]["all"]["n"] == 12
     assert 0.0 <= report["triggers"]["all"]["ece"] <= 1.0
     assert CliRunner().invoke(bench_cli, ["nlu", "--split", str(tmp_path / "nothing")]).exit_code == 1
+    # A split named as a folder under the corpus root (as `--split eval-pairs` under data/nlu).
+    named = CliRunner().invoke(bench_cli, ["nlu", "--data", str(tmp_path), "--split", "split"])
+    assert named.exit_code == 0, named.output
 
 
 @pytest.mark.slow  # embeds about a hundred texts three times (~45 s)
