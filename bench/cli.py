@@ -159,7 +159,7 @@ def bench_decisions(
 
 @bench_cli.command("nlu")
 def bench_nlu(
-    split: Annotated[str, typer.Option(help="dev, test, eval-pairs (a folder under --data) or a corpus folder")] = "dev",
+    split: Annotated[str, typer.Option(help="dev, test, eval-pairs (under --data) or a folder")] = "dev",
     data: Annotated[Path, typer.Option(help="Corpus root")] = Path("data/nlu"),
     out: Annotated[Path | None, typer.Option(help="Write the figures as JSON here")] = None,
 ) -> None:
