@@ -89,6 +89,14 @@ _POSITION = re.compile(
     r"(?:最后|后面?|前面?|开头|末尾|尾号?)\s*的?\s*\d\s*位(?:数字?|数|号码?)?"
     r"|\b(?:the )?(?:last|first|final)\s+\d\b(?:\s*(?:digits?|numbers?))?"
 )
+# A count with its unit ("ten minutes", "二十分钟", "two blocks", "5楼") says how long, how far
+# or how many, never a digit of a number being read back.
+_QUANTITY = re.compile(
+    r"\d+\s*(?:多|来)?\s*(?:个)?\s*(?:分钟|小时|钟头|秒|天|公里|站|块钱|楼|层)"
+    r"|\b\d+\s*(?:or so\s+)?(?:more\s+)?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|blocks?|miles?"
+    r"|floors?|stops?|percent)\b",
+    re.IGNORECASE,
+)
 _MERGED_MAX = 13  # digits: a phone number with its country code (pieces are never joined past it)
 
 
@@ -322,7 +330,7 @@ def dropped_digit(old: str, new: str) -> bool:
 def correction_runs(utt: str) -> list[str]:
     """The digit runs of a caller's answer to a read-back (where digits are expected): a
     position phrase's count is left out ("最后四位是5687" gives 5687, not 45687)."""
-    text = _POSITION.sub(" ", digit_text(utt, sounds=True))
+    text = _QUANTITY.sub(" ", _POSITION.sub(" ", digit_text(utt, sounds=True)))
     return [r for r in digit_runs(text, merge=True) if len(r.lstrip("+")) >= 2]
 
 
