@@ -7,6 +7,7 @@ owner's. The record keeps heard / value / confirmed right in each."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from coordinator import Act
 
@@ -200,25 +201,33 @@ def test_a_repeat_with_a_digit_lost_is_not_a_confirmation_unless_said_as_a_yes()
     assert d.act == Act.READ_BACK and call.record.callback_confirmed is False
 
 
-def test_en_yes_then_a_wait_in_minutes_is_not_a_correction() -> None:
-    """'Yes ... I'll hang around ten minutes' after the read-back: ten is how long, not a
-    digit of the number (a reactive caller's call, eval6: 646 555 0172 became 0102)."""
-    call = Call(owner="Alex", lang="en")
-    d = call.say("This is Dana from the clinic, have Alex call me back at 646 555 0172.")
-    assert d.act == Act.READ_BACK and "646 555 0172" in d.text
-    call.say("Yep. I'll hang around here for fifteen minutes or so, then head off. Bye.")
+@pytest.mark.parametrize(
+    ("owner", "lang", "first", "read", "then", "value"),
+    [
+        (
+            "Alex",
+            "en",
+            "This is Dana from the clinic, have Alex call me back at 646 555 0172.",
+            "646 555 0172",
+            "Yep. I'll hang around here for fifteen minutes or so, then head off. Bye.",
+            "6465550172",
+        ),
+        ("陈先生", "zh", "我是楼下物业的，麻烦陈先生回个电话，一三八一二三四五六七八", "138 1234 5678",
+         "对对，我再等他二十分钟，拜拜", "13812345678"),
+    ],
+)  # fmt: skip
+def test_yes_then_a_quantity_is_not_a_correction(
+    owner: str, lang: str, first: str, read: str, then: str, value: str
+) -> None:
+    """'Yes ... I'll hang around fifteen minutes' after the read-back: fifteen is how long, not
+    digits of the number (a reactive caller's call, eval6: 646 555 0172 became 0102)."""
+    call = Call(owner=owner, lang=lang)
+    d = call.say(first)
+    assert d.act == Act.READ_BACK and read in d.text
+    call.say(then)
     (n,) = call.record.captured
-    assert n["value"] == "6465550172" and n["confirmed"] is True
-    assert call.record.callback_number == "6465550172"
-
-
-def test_zh_yes_then_a_quantity_is_not_a_correction() -> None:
-    call = Call(owner="陈先生", lang="zh")
-    d = call.say("我是楼下物业的，麻烦陈先生回个电话，一三八一二三四五六七八")
-    assert d.act == Act.READ_BACK and "138 1234 5678" in d.text
-    call.say("对对，我再等他二十分钟，拜拜")
-    (n,) = call.record.captured
-    assert n["value"] == "13812345678" and n["confirmed"] is True
+    assert n["value"] == value and n["confirmed"] is True
+    assert call.record.callback_number == value
 
 
 def test_a_correction_beside_a_quantity_is_still_taken() -> None:
