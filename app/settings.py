@@ -114,10 +114,9 @@ class Settings(BaseSettings):
     asr_redecode_max_audio_s: float = Field(default=6.0, gt=0, le=28)
     silence_timeout_s: float = Field(default=7.0, gt=0)
     # The text end-of-turn classifier (pipeline/turn_model.py, docs/voice.md): a statement
-    # it scores a whole turn ends the caller's turn at once, one it doubts is held for a
-    # graded pause (pipeline/turn_words.py); off (CALLASSIST_TURN_TEXT_MODEL=0), every
-    # statement waits out a sentence pause. On by default since stop 17.
-    turn_text_model: bool = True
+    # it scores a whole turn ends the caller's turn at once; off, every statement waits out
+    # a sentence pause. CALLASSIST_TURN_TEXT_MODEL.
+    turn_text_model: bool = False
     # The caller's speech must stand this many dB above the line's running noise floor
     # for the VAD to count it (background talkers and TV are speech-like); 0 turns the
     # gate off (pipeline/voice/vad.py, docs/voice.md).

@@ -35,9 +35,9 @@ MODES = ("text", "voice")
 def held_for_pause(text: str) -> bool:
     """Whether the voice path waits after this transcript before answering (the
     :meth:`pipeline.turns.TurnTranscriber._pause_s` rule, and the short-turn grace, without the audio clock)."""
-    from pipeline.turn_words import short_turn, words_end_after
+    from pipeline.turns import _short, words_end_after
 
-    return short_turn(text) or words_end_after(text) != 0.0
+    return _short(text) or words_end_after(text) != 0.0
 
 
 class _Timings:

@@ -188,9 +188,6 @@ async def _one(
         "extra_turns": max(0, len(caller_turns) - 1),
         "heard_ms": None if reply.latency_s is None else round(reply.latency_s * 1000, 1),
         "ended_by_words": record.get("stats", {}).get("turns_ended_by_words", 0),
-        # The server's own per-turn timings of the first answered turn (voice-to-voice, ASR,
-        # the end-of-turn hold ...): where the caller-heard latency went.
-        "timings": caller_turns[0].get("timings", {}) if caller_turns else {},
     }
 
 
@@ -229,23 +226,8 @@ async def _bench(server: RunningServer, per_lang: int, seed: int) -> dict[str, A
             "pauses": len([p for r in mine for p in r["pauses_s"]]),
             "latency": summary_ms(lat),
             "latency_by_ending": by_end,
-            "timings_by_ending": {
-                end: _timings_p50([r for r in mine if r["ends_with"] == end and not r["cut_in"]])
-                for end in ("question", "statement")
-            },
         }
     return report
-
-
-def _timings_p50(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Median of each server timing over ``rows`` (the breakdown of the latency)."""
-    keys = sorted({k for r in rows for k in r.get("timings", {})})
-    out = {}
-    for k in keys:
-        values = sorted(float(v) for r in rows if (v := r.get("timings", {}).get(k)) is not None)
-        if values:
-            out[k] = round(values[len(values) // 2], 1)
-    return out
 
 
 def run_turn_end_bench(

@@ -91,13 +91,6 @@ class LineOnset:
         (which the VAD may already count as silence) is not silence here."""
         return (self.frames - 1 - self._last_loud) * FRAME_S
 
-    def onset_since(self, frame: int) -> float | None:
-        """Seconds after frame ``frame`` at which the latest onset began; None if none
-        began at or after it."""
-        if self.last_onset is None or self.last_onset + ONSET_FRAMES - 1 < frame:
-            return None
-        return max(0, self.last_onset - frame) * FRAME_S
-
     def quiet_since(self, frame: int) -> bool:
         """True when the line has stayed at its floor from frame ``frame`` on: the floor
         is known and no onset began at or after it, nor is one building up now."""

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pipecat.frames.frames import SystemFrame, VADUserStoppedSpeakingFrame
-from pipecat.metrics.metrics import MetricsData, TurnMetricsData
 from pipecat.turns.user_stop import TurnAnalyzerUserTurnStopStrategy
 
 from .asr import Transcript
 from .turn_model import TurnTextModel
-from .turn_words import words_end_after
+from .turns import words_end_after
 
 
 @dataclass
@@ -49,10 +48,6 @@ class TurnEvidence(Protocol):
         the VAD's late report of resumed speech); True if the caller spoke meanwhile."""
         ...
 
-    def heard_audio_model(self, probability: float) -> None:
-        """The audio model's P(turn complete) at this VAD stop (it grades the hold)."""
-        ...
-
 
 class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
     """Smart Turn, plus the words: when Smart Turn judges the caller's turn incomplete,
@@ -78,11 +73,6 @@ class TranscriptAwareTurnStop(TurnAnalyzerUserTurnStopStrategy):
             self._early = None
         if not self._turn_complete:
             self._early = self.task_manager.create_task(self._end_by_words(), f"{self}::_end_by_words")
-
-    async def _handle_prediction_result(self, result: MetricsData | None) -> None:
-        if isinstance(result, TurnMetricsData):
-            self._evidence.heard_audio_model(result.probability)
-        await super()._handle_prediction_result(result)
 
     async def _end_by_words(self) -> None:
         after: float | None = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -30,7 +31,6 @@ from .asr import SpeechRecognizer, Transcript, pcm16_to_float
 from .number_pass import NumberPass
 from .onset import LineOnset
 from .turn_model import TurnTextModel
-from .turn_words import AUDIO_COMPLETE_P, STATEMENT_PAUSE_S, short_turn, words_end_after
 
 log = logging.getLogger(__name__)
 
@@ -91,11 +91,6 @@ class TurnTranscriber:
         self._stop_frame = 0
         # The number pass of a held turn, started while the hold runs: (job, task).
         self._numbers: tuple[_Job, asyncio.Task[Transcript]] | None = None
-        # The audio model's P(turn complete) at the last VAD stop (None: not heard), and
-        # how the last answered turn was ended: its per-turn timings (eot_*), kept in the
-        # turn's record so the latency can be taken apart (docs/benchmarks.md, stop 17).
-        self.audio_p: float | None = None
-        self.end_of_turn: dict[str, float] = {}
 
     # -------------------------------------------------------- audio side ----
 
@@ -112,7 +107,6 @@ class TurnTranscriber:
 
     def speech_started(self) -> None:
         self.speaking = True
-        self.audio_p = None
         self._drop_numbers()  # a number pass of the turn so far is stale now
         self._starts += 1
         self._started.set()
@@ -180,7 +174,6 @@ class TurnTranscriber:
                         await job.task
                 self._start_job()
                 continue
-            waited = time.perf_counter()
             try:
                 result = await job.task
             except Exception:
@@ -191,7 +184,13 @@ class TurnTranscriber:
                 if self.speaking:
                     return None, None  # the caller went on: answer the whole utterance later
                 continue
-            if await self._held_and_went_on(result, grace_s, waited):
+            if grace_s > 0 and _short(result.text):
+                went = await self.went_on(grace_s)
+            elif grace_s > 0 and (pause := self._pause_s(result.text)) > 0:
+                went = await self.hold_pause(pause)
+            else:
+                went = False
+            if went:
                 self._drop_numbers()
                 return None, None  # the caller went on after "Okay." / after a sentence
             if self._answered != turn:
@@ -210,33 +209,23 @@ class TurnTranscriber:
             self._commit(job.covers)
             return result.text, result
 
-    async def _held_and_went_on(self, result: Transcript, grace_s: float, waited: float) -> bool:
-        """Hold the ended turn for the pause its words call for (``grace_s`` for a short
-        preface, :meth:`_pause_s` otherwise; none without ``grace_s``); True if the caller
-        went on. Notes how the turn was ended in :attr:`end_of_turn`."""
-        asr_wait_ms = round((time.perf_counter() - waited) * 1000, 1)
-        pause = 0.0
-        if grace_s > 0:
-            pause = max(grace_s, self._pause_s(result.text)) if short_turn(result.text) else self._pause_s(result.text)
-        went = pause > 0 and await self.hold_pause(pause)
-        self.end_of_turn = {
-            "eot_hold_ms": round(pause * 1000, 1),  # the pause the words called for (0: none)
-            "eot_pause_ms": round(self.paused_s() * 1000, 1),  # line-audio pause when answered
-            "eot_asr_wait_ms": asr_wait_ms,  # waiting for the decode after the turn ended
-            **({"eot_audio_p": round(self.audio_p, 3)} if self.audio_p is not None else {}),
-            **({"eot_text_p": round(self.turn_model.p_complete(result.text), 3)} if self.turn_model else {}),
-        }
-        return went
-
-    def heard_audio_model(self, probability: float) -> None:
-        """The audio end-of-turn model's P(complete) at this VAD stop (Smart Turn's)."""
-        self.audio_p = probability
-
     def paused_s(self) -> float:
         """Silence since the end of speech, in *audio* time (line audio received since the
         VAD stop, plus the VAD's own delay): on a loaded machine frames are processed in
         bursts, and a wall-clock pause would look longer than the caller's."""
         return VAD_STOP_S + max(0, len(self._audio) - self._speech_end) / (RATE * 2)
+
+    async def went_on(self, hold_s: float) -> bool:
+        """Wait until ``hold_s`` more seconds of line audio have arrived (bounded in wall
+        time, in case the line stops); True if the caller started speaking meanwhile."""
+        starts = self._starts
+        target = self.paused_s() + hold_s
+        deadline = time.monotonic() + hold_s + 2.0
+        self._started.clear()
+        while self.paused_s() < target and time.monotonic() < deadline and self._starts == starts:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._started.wait(), 0.02)  # a start ends the wait at once
+        return self._starts != starts
 
     async def hold_pause(self, pause_s: float) -> bool:
         """Hold the turn until the caller's pause reaches ``pause_s`` (line-audio time);
@@ -249,21 +238,17 @@ class TurnTranscriber:
         there is nothing for the VAD to report late. That pause is counted both ways, by
         the VAD and by the line's energy, and the shorter one counts (the VAD may call a
         voice's soft tail silence already, which would make a caller's 0.9 s look longer).
-        Any onset (the caller, a cough, a burst of line noise) keeps the full wait, which
-        ends the turn unless the VAD confirms speech, and an onset late in the pause
-        extends it to :data:`VAD_START_MAX_S` after the onset (the VAD's slowest report
-        of speech begun there): a false onset costs latency, never the turn."""
+        Any onset (the caller, a cough, a burst of line noise) keeps the full wait, which ends the turn unless the VAD
+        confirms speech: a false onset costs the old latency, never the turn."""
         self._prefetch_numbers()
         starts = self._starts
         full = pause_s + VAD_START_S
         quiet = pause_s + ONSET_MARGIN_S
-        deadline = time.monotonic() + max(0.0, full + VAD_START_MAX_S - self.paused_s()) + 2.0
+        deadline = time.monotonic() + max(0.0, full - self.paused_s()) + 2.0
         self._started.clear()
         while self._starts == starts and time.monotonic() < deadline:
             paused = self.paused_s()
-            onset = self._onset.onset_since(self._stop_frame)
-            limit = full if onset is None else max(full, VAD_STOP_S + onset + VAD_START_MAX_S)
-            if paused >= limit or (
+            if paused >= full or (
                 min(paused, self._onset.silent_s()) >= quiet and self._onset.quiet_since(self._stop_frame)
             ):
                 break
@@ -278,10 +263,8 @@ class TurnTranscriber:
         trail off, or a statement the transcript model does not score a whole turn, are
         answered only once the pause reaches :data:`STATEMENT_PAUSE_S` (see
         :meth:`hold_pause`); a question, a closing or a clearly finished statement at once.
-        A very short turn ("Okay.") has its own grace (``turn_text``). The audio model's
-        probability at the stop (:attr:`audio_p`) grades the hold too (``turn_words``)."""
-        audio_complete = self.audio_p is None or self.audio_p >= AUDIO_COMPLETE_P
-        after = words_end_after(text, audio_complete=audio_complete, model=self.turn_model)
+        A very short turn ("Okay.") has its own grace (``turn_text``)."""
+        after = words_end_after(text, model=self.turn_model)
         if after == 0.0:
             return 0.0
         return STATEMENT_PAUSE_S if after is None else after
@@ -356,6 +339,70 @@ class TurnTranscriber:
         self._drop_numbers()
 
 
+_CLOSING = ("bye", "再见", "拜拜", "that's all", "thank you", "thanks", "谢谢")
+
+
+def _short(text: str) -> bool:
+    """A preface-like turn ("Okay.", "Hi, this is FedEx", "喂，你好"): a few words, not a
+    goodbye, and not a question of three words or more ("Is Alex there?", "放哪儿比较好？"
+    hand the turn over; "Hello?" / "喂？" may still be a preface)."""
+    lowered = text.lower()
+    if any(c in lowered for c in _CLOSING):
+        return False
+    words = re.findall(r"[A-Za-z']+", text)
+    hanzi = re.findall(r"[\u4e00-\u9fff]", text)
+    if text.rstrip().endswith(("?", "？")) and len(words) + len(hanzi) >= 3:
+        return False
+    return len(words) + len(hanzi) > 0 and len(words) <= 4 and len(hanzi) <= 6
+
+
+# Words a sentence is not finished on: the caller paused to think, not to hand over.
+_OPEN_EN = frozenset({
+    "and", "but", "or", "so", "because", "the", "a", "an", "to", "of", "for", "with", "um", "uh", "er",
+    "like", "my", "your", "his", "her", "our", "their", "is", "are", "was", "were", "i'm", "it's", "that",
+    "which", "if", "then", "at", "from", "by", "about", "as", "than", "also",
+})  # fmt: skip
+_OPEN_ZH = ("然后", "就是", "那个", "这个", "因为", "所以", "但是", "可是", "还有", "而且", "如果", "的话",
+            "和", "跟", "把")  # fmt: skip
+# Sentence-final particles and words: Whisper often leaves the full stop off Chinese.
+_FINAL_ZH = tuple("了吧吗呢啦嘛见谢好的行哈哦")
+# A turn ending in a closing is finished, full stop or not ("Thanks, bye", "Have a good night").
+_CLOSING_END = re.compile(
+    r"(?<![a-z])("
+    + "|".join(map(re.escape, (*_CLOSING, "goodbye", "good night")))
+    + r"|have a good (day|night|one|evening))"
+    r"[\s.!。！]*$",
+    re.IGNORECASE,
+)
+_FILLERS = ("um", "uh", "er", "嗯", "呃")
+
+
+def looks_complete(text: str) -> bool:
+    """Whether a transcript reads as a finished turn: it ends with a full stop, question
+    or exclamation mark (Whisper punctuates from the audio), not with a trailing-off
+    ellipsis or a comma, and its last word is not a conjunction, article, filler or
+    preposition. Used to end a turn that Smart Turn judged incomplete once the speech
+    recognizer has heard a whole sentence."""
+    t = text.strip()
+    if not t or t.endswith(("...", "…", ",", "，", "、", "-", "—")):
+        return False
+    if _CLOSING_END.search(t):
+        return True  # Whisper often drops the full stop after a closing
+    if t[-1] not in ".?!。？！" and not t.endswith(_FINAL_ZH):
+        return False
+    body = t.rstrip(".?!。？！ ")
+    # A filler as the last word ("Hmm, um."), not a word ending in its letters ("driver").
+    last = re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]", body.lower())
+    if not body or (last and last[-1] in _FILLERS) or body.endswith(("嗯", "呃")):
+        return False
+    if t[-1] in "?？":
+        return True  # a question hands the turn over
+    if re.search(r"[\u4e00-\u9fff]$", body):
+        return not body.endswith(_OPEN_ZH)
+    words = re.findall(r"[A-Za-z']+", body.lower())
+    return bool(words) and words[-1] not in _OPEN_EN
+
+
 VAD_STOP_S = 0.2  # Silero VAD's default stop_secs: silence before it reports a stop
 #: A caller who goes on is reported up to ~0.5 s after they do (Silero's 0.2 s start_secs
 #: plus its 0.4 s loudness window filling): 0.28-0.48 s measured on the bench's caller
@@ -368,9 +415,52 @@ VAD_START_S = 0.4
 #: three 20 ms frames of a caller's resumed speech, plus slack for a soft first syllable
 #: on a noisy line (up to five frames late at 5 dB SNR).
 ONSET_MARGIN_S = 0.15
-#: The VAD's slowest report of resumed speech measured (0.48 s, above): a hold in whose
-#: pause the line's energy rose waits at least this long after that onset for the VAD.
-VAD_START_MAX_S = 0.5
+
+#: A statement the transcript model does not find clearly finished ends the turn only
+#: after this much pause: callers pause 300-900 ms between the sentences of one turn
+#: ("Hi, this is the driver. <pause> I'm at your building. <pause> Where should I put
+#: it?"), and a statement is what they pause after. A question or a closing hands the
+#: turn over at once.
+STATEMENT_PAUSE_S = 0.9
+
+
+#: When Smart Turn hears the turn as unfinished, the words must be this much surer.
+AUDIO_DISAGREES_MARGIN = 0.05
+
+#: A statement the classifier scores below this reads as the start of a turn (an
+#: introduction: "Hi, this is the delivery driver.", "喂，你好，我是顺丰快递。" score
+#: 0.03-0.06), and its pause is held :data:`BEGINNING_EXTRA_S` longer: a caller pausing
+#: 0.9 s is reported by the VAD up to 0.48 s late, past the plain hold (0.9 + 0.4 s).
+#: Chosen on data/nlu/dev: 0.4% (en) / 0.3% (zh) of whole turns score below it (the
+#: latency cost), 17% / 30% of turns cut at a sentence boundary (docs/benchmarks.md).
+BEGINNING_P = 0.1
+BEGINNING_EXTRA_S = 0.2
+
+
+def words_end_after(text: str, *, audio_complete: bool = True, model: TurnTextModel | None = None) -> float | None:
+    """How long the caller must have been silent (seconds since the end of speech) before
+    the transcript ends the turn; None when the words say the turn is not over.
+    Questions and closings: 0 (end as soon as the transcript is ready). Statements: 0 when
+    the text end-of-turn classifier (``pipeline.turn_model``) scores the transcript a whole
+    turn (above its threshold, chosen on held-out data; higher when the audio model,
+    ``audio_complete=False``, disagrees), :data:`STATEMENT_PAUSE_S` plus
+    :data:`BEGINNING_EXTRA_S` when it reads as the start of one (below
+    :data:`BEGINNING_P`), else :data:`STATEMENT_PAUSE_S`. ``model``:
+    the classifier (``Settings.turn_text_model`` decides whether a call has one; None:
+    every statement waits out the pause)."""
+    t = text.strip()
+    if not looks_complete(t):
+        return None
+    if t.rstrip(" ")[-1:] in "?？" or _CLOSING_END.search(t) or t.endswith(("吗", "呢")):
+        return 0.0
+    if model is not None:
+        bar = model.threshold + (0.0 if audio_complete else AUDIO_DISAGREES_MARGIN)
+        p = model.p_complete(t)
+        if p >= min(bar, 0.99):
+            return 0.0
+        if p < BEGINNING_P:
+            return STATEMENT_PAUSE_S + BEGINNING_EXTRA_S
+    return STATEMENT_PAUSE_S
 
 
 def silence_of(seconds: float) -> bytes:

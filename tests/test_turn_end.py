@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.turn_model import TurnTextModel, default_model
-from pipeline.turn_words import BEGINNING_EXTRA_S, STATEMENT_PAUSE_S, looks_complete, words_end_after
-from pipeline.turns import VAD_START_S
+from pipeline.turns import BEGINNING_EXTRA_S, STATEMENT_PAUSE_S, VAD_START_S, looks_complete, words_end_after
 
 
 @pytest.mark.parametrize(
@@ -79,8 +78,7 @@ def test_words_ending_in_filler_letters_are_not_fillers(text: str) -> None:
 
 
 def test_an_ended_statement_still_waits_out_a_sentence_pause() -> None:
-    from pipeline.turn_words import short_turn as _short
-    from pipeline.turns import TurnTranscriber
+    from pipeline.turns import TurnTranscriber, _short
 
     t = TurnTranscriber(None, lang=lambda: "en", hotwords=lambda: "", candidates=lambda: ())  # type: ignore[arg-type]
     t.speech_stopped()  # the VAD stop just happened

@@ -34,8 +34,7 @@ from pipeline.asr import Transcript
 from pipeline.session import CallServices
 from pipeline.turn_end import TranscriptAwareTurnStop
 from pipeline.turn_model import TurnTextModel, default_model
-from pipeline.turn_words import STATEMENT_PAUSE_S
-from pipeline.turns import ONSET_MARGIN_S
+from pipeline.turns import ONSET_MARGIN_S, STATEMENT_PAUSE_S
 from pipeline.turns import VAD_START_S as VAD_START_S_HOLD
 from pipeline.voice import Listener, TurnBridge, TurnRecorder, UserTurnText, VoiceCall, VoiceOptions, VoiceResources
 from pipeline.voice.frames import TurnEndedByWords
@@ -200,15 +199,8 @@ async def play(h: Harness, line: Line, script: list[tuple[Any, ...]], *, after_s
 
 
 def _pipeline(
-    recognizer: HearingRecognizer,
-    lang: str,
-    verdict: EndOfTurnState,
-    model: TurnTextModel | None,
-    *,
-    analyzer: BaseTurnAnalyzer | None = None,
+    recognizer: HearingRecognizer, lang: str, verdict: EndOfTurnState, model: TurnTextModel | None
 ) -> tuple[list[FrameProcessor], Line]:
-    """Recorder, bridge (with the words-aware stop over ``analyzer``, by default the
-    scripted ``verdict``) and the line capture."""
     listener = Listener(
         recognizer,  # type: ignore[arg-type]
         lang=lang,
@@ -219,10 +211,7 @@ def _pipeline(
         turn_model=model,
     )
     stop = TranscriptAwareTurnStop(
-        listener.transcriber,
-        model=model,
-        turn_analyzer=analyzer or ScriptedTurnModel(verdict),
-        wait_for_transcript=False,
+        listener.transcriber, model=model, turn_analyzer=ScriptedTurnModel(verdict), wait_for_transcript=False
     )
     strategies = UserTurnStrategies(start=[VADUserTurnStartStrategy()], stop=[stop])
     line = Line()

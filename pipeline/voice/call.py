@@ -69,7 +69,7 @@ class VoiceOptions:
     record_dir: str | None = None  # write <call_id>.wav here when set
     # The text end-of-turn classifier (Settings.turn_text_model): a statement it scores a
     # whole turn ends the turn at once; off, every statement waits out a sentence pause.
-    turn_text_model: bool = True
+    turn_text_model: bool = False
     vad_noise_margin_db: float | None = MARGIN_DB  # speech must stand this far above the line's noise floor
 
 

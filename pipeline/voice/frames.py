@@ -65,10 +65,6 @@ class UserTurnText(DataFrame):
     # in the turn's record beside asr_ms.
     asr: dict[str, float] = field(default_factory=dict)
     lang: str | None = None  # the language it was heard in, while the call detects it
-    # How the turn was ended (TurnTranscriber.end_of_turn, eot_* numbers: the hold the
-    # words called for, the pause when answered, the wait for the decode, both models'
-    # scores), kept in the turn's timings.
-    end_of_turn: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -23,9 +23,7 @@ from ..turn_model import TurnTextModel
 from ..turns import TurnTranscriber
 from .frames import ListeningContext, UserTurnText
 
-#: "Okay." followed by more: a short turn is held until the caller's pause reaches this
-#: (line-audio time, ended by the line's energy like a statement's hold: TurnTranscriber.hold_pause).
-SHORT_TURN_GRACE_S = 0.9
+SHORT_TURN_GRACE_S = 0.7  # "Okay." followed by more: wait this long before answering "Okay." alone
 
 
 class Listener:
@@ -138,5 +136,4 @@ class TurnBridge(UserTurnProcessor):
         asr_ms = None if result is None else round(result.seconds * 1000, 1)
         conf = result.confidence if result is not None else None
         asr = {f"asr_{k}": float(v) for k, v in conf.as_dict().items()} if conf is not None else {}
-        eot = dict(self._listener.transcriber.end_of_turn)
-        await self.push_frame(UserTurnText(text=text, asr_ms=asr_ms, asr=asr, lang=lang, end_of_turn=eot))
+        await self.push_frame(UserTurnText(text=text, asr_ms=asr_ms, asr=asr, lang=lang))

@@ -199,7 +199,7 @@ class CallProcessor(FrameProcessor):
         if frame.text and self._owner_present():
             await self._session.caller_heard(frame.text)  # the owner is talking: no reply
         elif frame.text:
-            await self._start_reply(frame.text, {"asr_ms": frame.asr_ms, **frame.asr, **frame.end_of_turn}, frame.lang)
+            await self._start_reply(frame.text, {"asr_ms": frame.asr_ms, **frame.asr}, frame.lang)
 
     async def _start_reply(
         self, text: str | None, timings: dict[str, float | None] | None = None, lang: str | None = None
