@@ -63,8 +63,42 @@ _THANKS_ONLY = re.compile(r"^(太|非常|十分|真是)?(感谢|谢谢|多谢|�
 
 # English function words and the words of asking for a relay: never what a message says.
 _RELAY_WORDS = frozenset(
-    "the and you your him her his them they she please tell let know that this with for are was will just can "
-    "could would okay yeah thanks thank asked ask say said hey him's".split()
+    [
+        "the",
+        "and",
+        "you",
+        "your",
+        "him",
+        "her",
+        "his",
+        "them",
+        "they",
+        "she",
+        "please",
+        "tell",
+        "let",
+        "know",
+        "that",
+        "this",
+        "with",
+        "for",
+        "are",
+        "was",
+        "will",
+        "just",
+        "can",
+        "could",
+        "would",
+        "okay",
+        "yeah",
+        "thanks",
+        "thank",
+        "asked",
+        "ask",
+        "say",
+        "said",
+        "hey",
+    ]
 )
 
 
